@@ -1,0 +1,8 @@
+package cli
+
+// commands lists every subcommand. Each lives in its own file.
+func commands() []Command {
+	return []Command{
+		&versionCmd{},
+	}
+}
