@@ -40,7 +40,7 @@ install_npm_peers() {
 	say "installing pinned npm peers into $peers (pyright, typescript-language-server, opencode, acpx, MCP inspector)"
 	mkdir -p "$peers"
 	cp "$root/scripts/peers/package.json" "$root/scripts/peers/package-lock.json" "$peers/"
-	(cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >&2)
+	(cd "$peers" && npm install --no-audit --no-fund --loglevel=error >&2)
 	echo "$want" >"$stamp"
 }
 
