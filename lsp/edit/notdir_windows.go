@@ -1,0 +1,5 @@
+//go:build windows
+
+package edit
+
+func isNotDir(err error) bool { return false }

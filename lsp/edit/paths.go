@@ -1,0 +1,115 @@
+package edit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// ErrOutsideRoot is returned (wrapped) for a path that resolves outside the
+// allowed root.
+var ErrOutsideRoot = errors.New("path outside the workspace")
+
+// PathFromURI returns the absolute, cleaned local path of a file:// URI.
+// Other schemes, relative paths and remote hosts are errors.
+func PathFromURI(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("edit: uri %q: %w", uri, err)
+	}
+	if u.Scheme != "file" {
+		return "", fmt.Errorf("edit: uri %q: only file:// URIs can be edited", uri)
+	}
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("edit: uri %q: remote host %q", uri, u.Host)
+	}
+	p := u.Path
+	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+		p = p[1:]
+	}
+	p = filepath.FromSlash(p)
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("edit: uri %q: not an absolute path", uri)
+	}
+	return filepath.Clean(p), nil
+}
+
+// URIFromPath returns the file:// URI of an absolute path.
+func URIFromPath(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
+// RootChecker returns a path check for Options.CheckPath that accepts only
+// paths inside root once ".." and symbolic links are resolved: the longest
+// existing prefix of the path is resolved with EvalSymlinks and the rest
+// appended, so a link inside the root that points out is rejected, and so
+// is a file that does not exist yet below such a link.
+func RootChecker(root string) (func(path string) error, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("edit: root %q: %w", root, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("edit: root %q: %w", root, err)
+	}
+	return func(path string) error {
+		resolved, err := resolvePath(OS{}, path)
+		if err != nil {
+			return fmt.Errorf("edit: check %s: %w", path, err)
+		}
+		if !within(real, resolved) {
+			return fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, real)
+		}
+		return nil
+	}, nil
+}
+
+// within reports whether path is root or below it; both are clean and
+// absolute.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
+}
+
+// resolvePath resolves ".." and symbolic links in path: the longest
+// existing prefix is passed to EvalSymlinks and the missing rest appended.
+func resolvePath(fsys FS, path string) (string, error) {
+	path = filepath.Clean(path)
+	var rest []string
+	p := path
+	for {
+		r, err := fsys.EvalSymlinks(p)
+		if err == nil {
+			for i := len(rest) - 1; i >= 0; i-- {
+				r = filepath.Join(r, rest[i])
+			}
+			return r, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
+			// A prefix that is a regular file gives ENOTDIR: nothing below
+			// it can exist, so resolve what can be resolved.
+			if !isNotDir(err) {
+				return "", err
+			}
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return path, nil
+		}
+		rest = append(rest, filepath.Base(p))
+		p = parent
+	}
+}

@@ -1,0 +1,94 @@
+package edit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+)
+
+// step is one change to the disk with its inverse. do and undo are called
+// from one goroutine; undo is only called after do succeeded.
+type step interface {
+	do(FS) error
+	undo(FS) error
+	String() string
+}
+
+// writeStep replaces (or creates) a file's content through a temporary
+// file and a rename.
+type writeStep struct {
+	path    string
+	data    []byte
+	mode    fs.FileMode
+	before  []byte // content expected on disk before, when existed
+	existed bool
+}
+
+func (w *writeStep) String() string { return "write " + w.path }
+
+func (w *writeStep) do(fsys FS) error {
+	if w.existed {
+		cur, err := fsys.ReadFile(w.path)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(cur, w.before) {
+			return fmt.Errorf("%s: %w", w.path, ErrChanged)
+		}
+	} else if _, err := fsys.Lstat(w.path); err == nil {
+		return fmt.Errorf("%s: %w", w.path, ErrExists)
+	}
+	return writeAtomic(fsys, w.path, w.data, w.mode)
+}
+
+func (w *writeStep) undo(fsys FS) error {
+	if !w.existed {
+		return fsys.Remove(w.path)
+	}
+	return writeAtomic(fsys, w.path, w.before, w.mode)
+}
+
+// writeAtomic writes data to a fresh temporary file next to path, sets its
+// mode (the umask does not apply to Chmod) and renames it over path.
+func writeAtomic(fsys FS, path string, data []byte, mode fs.FileMode) error {
+	tmp := filepath.Join(filepath.Dir(path), ".acp-lsp-tmp-"+randomHex()+"-"+filepath.Base(path))
+	if err := fsys.WriteFile(tmp, data, mode); err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	if err := fsys.Chmod(tmp, mode); err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	if err := fsys.Rename(tmp, path); err != nil {
+		_ = fsys.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// mkdirStep creates a missing parent directory.
+type mkdirStep struct{ path string }
+
+func (m *mkdirStep) String() string     { return "mkdir " + m.path }
+func (m *mkdirStep) do(fsys FS) error   { return fsys.Mkdir(m.path, 0o755) }
+func (m *mkdirStep) undo(fsys FS) error { return fsys.Remove(m.path) }
+
+// moveStep renames a file or directory; it refuses to replace anything,
+// because a rename over an existing file cannot be undone.
+type moveStep struct{ from, to string }
+
+func (m *moveStep) String() string { return "move " + m.from + " to " + m.to }
+
+func (m *moveStep) do(fsys FS) error {
+	if _, err := fsys.Lstat(m.to); err == nil {
+		return fmt.Errorf("%s: %w", m.to, ErrExists)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return fsys.Rename(m.from, m.to)
+}
+
+func (m *moveStep) undo(fsys FS) error { return fsys.Rename(m.to, m.from) }
