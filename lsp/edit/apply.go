@@ -275,6 +275,18 @@ func plan(ctx context.Context, we *WorkspaceEdit, opts *Options) (*sim, error) {
 			uris = append(uris, u)
 		}
 		sort.Strings(uris)
+		// Each key of changes is one document edited from its current
+		// content; two spellings of one file would apply the second list to
+		// ranges the first already moved.
+		seen := map[string]string{}
+		for _, u := range uris {
+			if p, err := PathFromURI(u); err == nil {
+				if prev, dup := seen[p]; dup {
+					return nil, fmt.Errorf("edit: changes name %s twice (%s and %s); nothing was changed", p, prev, u)
+				}
+				seen[p] = u
+			}
+		}
 		for _, u := range uris {
 			changes = append(changes, DocumentChange{TextDocumentEdit: &TextDocumentEdit{
 				TextDocument: VersionedTextDocumentIdentifier{URI: u}, Edits: we.Changes[u]}})
@@ -372,8 +384,10 @@ func (s *sim) rec(p string, n *vnode) (*record, error) {
 		return r, nil
 	}
 	r := &record{dir: n.dir}
-	if n.exists {
-		r.oldPath = p
+	// n.src is where the node was on disk before the edit ("" for paths
+	// this edit created), which differs from p inside a renamed directory.
+	if n.exists && n.src != "" {
+		r.oldPath = n.src
 		if !n.dir {
 			b, err := s.content(n)
 			if err != nil {
