@@ -455,6 +455,9 @@ func (s *sim) textEdit(e *TextDocumentEdit, opts *Options) error {
 	if err != nil {
 		return fmt.Errorf("edit %s: %w", p, err)
 	}
+	if len(e.Edits) == 0 {
+		return nil
+	}
 	r.ops = appendOp(r.ops, OpEdit)
 	r.edits += len(e.Edits)
 	if bytes.Equal(before, after) {
@@ -507,7 +510,7 @@ func (s *sim) moveAside(p string) error {
 	if err := s.expand(p); err != nil {
 		return err
 	}
-	t := filepath.Join(filepath.Dir(p), ".acp-lsp-trash-"+randomHex()+"-"+filepath.Base(p))
+	t := filepath.Join(filepath.Dir(p), hiddenName("trash", p))
 	s.steps = append(s.steps, &moveStep{from: p, to: t})
 	s.trash = append(s.trash, t)
 	s.vanish(p)

@@ -482,3 +482,30 @@ func assertNoLeftovers(t *testing.T, dir string) {
 		}
 	}
 }
+
+// failFrom fails every mutating call from the n-th on, so the undo steps
+// fail too.
+type failFrom struct{ faultFS }
+
+func (f *failFrom) Remove(name string) error {
+	if f.calls+1 >= f.n {
+		f.calls++
+		return fmt.Errorf("injected remove failure: %w", syscall.EIO)
+	}
+	return f.OS.Remove(name)
+}
+
+func TestApplyReportsIncompleteRollback(t *testing.T) {
+	dir := tree(t, bigTree)
+	ffs := &failFrom{}
+	ffs.hook = func(call int, op, path string) error {
+		if call >= 6 {
+			return fmt.Errorf("injected %s failure: %w", op, syscall.EIO)
+		}
+		return nil
+	}
+	_, err := Apply(context.Background(), bigEdit(dir), Options{FS: ffs})
+	if err == nil || !strings.Contains(err.Error(), "ROLLBACK INCOMPLETE") || !strings.Contains(err.Error(), "undo ") {
+		t.Fatalf("err = %v; want an incomplete rollback naming the undo that failed", err)
+	}
+}

@@ -53,7 +53,7 @@ func (w *writeStep) undo(fsys FS) error {
 // writeAtomic writes data to a fresh temporary file next to path, sets its
 // mode (the umask does not apply to Chmod) and renames it over path.
 func writeAtomic(fsys FS, path string, data []byte, mode fs.FileMode) error {
-	tmp := filepath.Join(filepath.Dir(path), ".acp-lsp-tmp-"+randomHex()+"-"+filepath.Base(path))
+	tmp := filepath.Join(filepath.Dir(path), hiddenName("tmp", path))
 	if err := fsys.WriteFile(tmp, data, mode); err != nil {
 		_ = fsys.Remove(tmp)
 		return err
@@ -92,3 +92,11 @@ func (m *moveStep) do(fsys FS) error {
 }
 
 func (m *moveStep) undo(fsys FS) error { return fsys.Rename(m.to, m.from) }
+
+// hiddenName returns a fresh name for a temporary or moved-aside copy of
+// path, in the same directory so renames stay on one file system. It starts
+// with a dot and does not end in path's extension, so that language servers
+// and build tools watching "*.go" or "*.ts" ignore it.
+func hiddenName(kind, path string) string {
+	return ".acp-lsp-" + kind + "-" + filepath.Base(path) + "-" + randomHex()
+}

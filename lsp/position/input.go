@@ -61,6 +61,7 @@ func (d *Document) checkUserLine(line int) error {
 // absent). A '#' not followed by only digits is part of the name, so names
 // such as "C#" or "#include" pass through whole.
 func ParseSymbol(s string) (name string, n int, err error) {
+	s = strings.TrimSpace(s)
 	name, n = s, 1
 	if i := strings.LastIndexByte(s, '#'); i > 0 && i < len(s)-1 {
 		if k, convErr := strconv.Atoi(s[i+1:]); convErr == nil && isDigits(s[i+1:]) {
@@ -71,7 +72,10 @@ func ParseSymbol(s string) (name string, n int, err error) {
 			}
 		}
 	}
-	if strings.TrimSpace(name) == "" {
+	// Models sometimes pad or quote-space names; spaces never start or end
+	// an identifier.
+	name = strings.TrimSpace(name)
+	if name == "" {
 		return "", 0, &InputError{Err: ErrSymbolSyntax, msg: fmt.Sprintf("symbol %q: the name is empty", s)}
 	}
 	return name, n, nil

@@ -286,6 +286,8 @@ func TestParseSymbol(t *testing.T) {
 		{"#include", "#include", 1, false},
 		{"a#b", "a#b", 1, false},
 		{"x#1#2", "x#1", 2, false},
+		{" add ", "add", 1, false},
+		{"add#2 ", "add", 2, false},
 		{"foo#0", "", 0, true},
 		{"", "", 0, true},
 		{"  ", "", 0, true},
