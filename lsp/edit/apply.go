@@ -154,27 +154,63 @@ func displayPath(root, p string) string {
 	return p
 }
 
+// Plan is a validated edit, ready to be shown and then applied. A Plan
+// remembers the content every file had when it was validated, so applying it
+// later writes exactly what Result showed, or fails with ErrChanged if a file
+// changed in between: what a user approved is what gets applied. A Plan is
+// applied at most once and is not safe for concurrent use.
+type Plan struct {
+	s       *sim
+	opts    Options
+	res     *Result
+	applied bool
+}
+
+// NewPlan validates we against the current disk content (see the package
+// comment) without writing anything.
+func NewPlan(ctx context.Context, we *WorkspaceEdit, opts Options) (*Plan, error) {
+	s, err := plan(ctx, we, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{s: s, opts: opts, res: s.result(&opts, false)}, nil
+}
+
+// Result reports what applying the plan will do, with diffs.
+func (p *Plan) Result() *Result { return p.res }
+
 // Preview validates we against the disk exactly as Apply does and reports
 // the result without writing anything.
 func Preview(ctx context.Context, we *WorkspaceEdit, opts Options) (*Result, error) {
-	s, err := plan(ctx, we, &opts)
+	p, err := NewPlan(ctx, we, opts)
 	if err != nil {
 		return nil, err
 	}
-	return s.result(&opts, false), nil
+	return p.Result(), nil
 }
 
-// Apply validates we against the disk and then applies it, all or nothing:
-// if any step fails, every step already done is undone and the error
-// returned says so. Apply is not safe against other processes editing the
-// same files at the same moment, but it notices a file whose content
-// changed since validation and rolls back. ctx is checked between steps.
+// Apply validates we against the disk and then applies it, all or nothing.
+// It is NewPlan followed by Plan.Apply.
 func Apply(ctx context.Context, we *WorkspaceEdit, opts Options) (*Result, error) {
-	s, err := plan(ctx, we, &opts)
+	p, err := NewPlan(ctx, we, opts)
 	if err != nil {
 		return nil, err
 	}
-	res := s.result(&opts, true)
+	return p.Apply(ctx)
+}
+
+// Apply writes the plan: if any step fails, every step already done is
+// undone and the error says so. Each file is checked just before it is
+// written: one whose content differs from what was validated stops the
+// apply with ErrChanged and rolls back. ctx is checked between steps.
+func (p *Plan) Apply(ctx context.Context) (*Result, error) {
+	if p.applied {
+		return nil, errors.New("edit: apply: plan already applied")
+	}
+	p.applied = true
+	s := p.s
+	res := *p.res
+	res.Applied = true
 	done := 0
 	var stepErr error
 	for i, st := range s.steps {
@@ -205,7 +241,7 @@ func Apply(ctx context.Context, we *WorkspaceEdit, opts Options) (*Result, error
 			res.Warnings = append(res.Warnings, fmt.Sprintf("could not remove %s: %v", t, err))
 		}
 	}
-	return res, nil
+	return &res, nil
 }
 
 // vnode is the simulated state of one path.

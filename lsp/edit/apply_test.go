@@ -509,3 +509,35 @@ func TestApplyReportsIncompleteRollback(t *testing.T) {
 		t.Fatalf("err = %v; want an incomplete rollback naming the undo that failed", err)
 	}
 }
+
+func TestPlanAppliesWhatWasShown(t *testing.T) {
+	dir := tree(t, map[string]string{"a.go": "package a\n\nvar x = 1\n"})
+	we := &WorkspaceEdit{Changes: map[string][]TextEdit{uri(dir, "a.go"): {te(2, 4, 2, 5, "y")}}}
+	p, err := NewPlan(context.Background(), we, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Result().Diff(), "-var x = 1\n+var y = 1\n") {
+		t.Fatalf("diff = %s", p.Result().Diff())
+	}
+	// The file changes after the user saw the diff: applying must refuse
+	// rather than apply the old ranges to new content.
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n\nvar zz = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(context.Background()); !errors.Is(err, ErrChanged) {
+		t.Fatalf("err = %v; want ErrChanged", err)
+	}
+	if _, err := p.Apply(context.Background()); err == nil || !strings.Contains(err.Error(), "already applied") {
+		t.Fatalf("second apply: %v", err)
+	}
+	// A fresh plan on unchanged content applies and says so.
+	p, err = NewPlan(context.Background(), &WorkspaceEdit{Changes: map[string][]TextEdit{uri(dir, "a.go"): {te(2, 4, 2, 6, "y")}}}, Options{Root: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Apply(context.Background())
+	if err != nil || !res.Applied || p.Result().Applied || read(t, dir, "a.go") != "package a\n\nvar y = 1\n" {
+		t.Fatalf("apply: %v %+v %q", err, res, read(t, dir, "a.go"))
+	}
+}

@@ -22,9 +22,12 @@ func (d *Document) FromUser(line, column int, enc Encoding) (Position, error) {
 	s := d.Line(line - 1)
 	n := utf8.RuneCountInString(s)
 	if column < 1 || column > n+1 {
-		return Position{}, &InputError{Err: ErrColumnRange, Line: line, Text: snippet(s, len(s)),
+		// Quote the part of a long line the column was aiming at.
+		focus, _ := ColumnToByte(s, column-1, UTF32)
+		text := snippet(s, focus)
+		return Position{}, &InputError{Err: ErrColumnRange, Line: line, Text: text,
 			msg: fmt.Sprintf("column %d is out of range on line %d: the line has %d characters (valid columns 1..%d): %q",
-				column, line, n, n+1, snippet(s, len(s)))}
+				column, line, n, n+1, text)}
 	}
 	off, _ := ColumnToByte(s, column-1, UTF32)
 	return Position{Line: uint32(line - 1), Character: uint32(ByteToColumn(s, off, enc))}, nil
