@@ -1,15 +1,10 @@
 package edit
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -78,6 +73,10 @@ type FileResult struct {
 	OldPath string `json:"oldPath,omitempty"`
 	// Ops lists the operations in the order done, e.g. [create edit].
 	Ops []Op `json:"ops"`
+	// Existed and Exists tell whether the path existed before the edit and
+	// exists after it.
+	Existed bool `json:"existed"`
+	Exists  bool `json:"exists"`
 	// Dir is set for directories.
 	Dir bool `json:"dir,omitempty"`
 	// Edits is the number of text edits applied.
@@ -101,6 +100,10 @@ type Result struct {
 	Files []FileResult `json:"files"`
 	// Applied is false for a preview.
 	Applied bool `json:"applied"`
+	// Events are the file changes to announce to language servers in
+	// workspace/didChangeWatchedFiles, in the order of Files: a rename is a
+	// deletion of the old path and a creation of the new one.
+	Events []FileEvent `json:"events,omitempty"`
 	// Warnings are problems that did not undo the edit, such as a moved-
 	// aside deleted file that could not be removed afterwards.
 	Warnings []string `json:"warnings,omitempty"`
@@ -244,577 +247,40 @@ func (p *Plan) Apply(ctx context.Context) (*Result, error) {
 	return &res, nil
 }
 
-// vnode is the simulated state of one path.
-type vnode struct {
-	exists bool
-	dir    bool
-	// real means that paths below this one that the simulation has not
-	// touched are as on disk (false for created and moved directories).
-	real   bool
-	mode   fs.FileMode
-	src    string // disk path holding the original content, "" if none
-	data   []byte
-	loaded bool
+// FileChangeType is the LSP FileChangeType of a FileEvent.
+type FileChangeType int
+
+// The LSP file change types.
+const (
+	FileCreated FileChangeType = 1
+	FileChanged FileChangeType = 2
+	FileDeleted FileChangeType = 3
+)
+
+// FileEvent is one LSP FileEvent.
+type FileEvent struct {
+	URI  string         `json:"uri"`
+	Type FileChangeType `json:"type"`
 }
 
-// record tracks what happens to one original file or directory for the
-// report.
-type record struct {
-	oldPath string // path before the edit, "" if created
-	ops     []Op
-	edits   int
-	dir     bool
-	before  []byte
-}
-
-type sim struct {
-	fs      FS
-	nodes   map[string]*vnode
-	records map[string]*record // by current path
-	steps   []step
-	trash   []string
-	retired []retired // records of paths replaced by a rename
-}
-
-type retired struct {
-	path string
-	rec  *record
-}
-
-func plan(ctx context.Context, we *WorkspaceEdit, opts *Options) (*sim, error) {
-	if we == nil {
-		return nil, errors.New("edit: nil workspace edit")
-	}
-	if opts.FS == nil {
-		opts.FS = OS{}
-	}
-	enc := opts.Encoding
-	if enc == "" {
-		enc = position.UTF16
-	}
-	if !enc.Valid() {
-		return nil, fmt.Errorf("edit: position encoding %q: %w", enc, position.ErrEncoding)
-	}
-	opts.Encoding = enc
-	if opts.CheckPath == nil && opts.Root != "" {
-		check, err := RootChecker(opts.Root)
-		if err != nil {
-			return nil, err
-		}
-		opts.CheckPath = check
-	}
-	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}}
-	changes := we.DocumentChanges
-	if len(changes) == 0 {
-		uris := make([]string, 0, len(we.Changes))
-		for u := range we.Changes {
-			uris = append(uris, u)
-		}
-		sort.Strings(uris)
-		// Each key of changes is one document edited from its current
-		// content; two spellings of one file would apply the second list to
-		// ranges the first already moved.
-		seen := map[string]string{}
-		for _, u := range uris {
-			if p, err := PathFromURI(u); err == nil {
-				if prev, dup := seen[p]; dup {
-					return nil, fmt.Errorf("edit: changes name %s twice (%s and %s); nothing was changed", p, prev, u)
-				}
-				seen[p] = u
-			}
-		}
-		for _, u := range uris {
-			changes = append(changes, DocumentChange{TextDocumentEdit: &TextDocumentEdit{
-				TextDocument: VersionedTextDocumentIdentifier{URI: u}, Edits: we.Changes[u]}})
-		}
-	}
-	for i, c := range changes {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("edit: validate: %w", err)
-		}
-		var err error
+// events derives the watched-file events of a report.
+func events(files []FileResult) []FileEvent {
+	var out []FileEvent
+	for _, f := range files {
+		existed, exists := f.Existed, f.Exists
 		switch {
-		case c.TextDocumentEdit != nil:
-			err = s.textEdit(c.TextDocumentEdit, opts)
-		case c.CreateFile != nil:
-			err = s.create(c.CreateFile, opts)
-		case c.RenameFile != nil:
-			err = s.rename(c.RenameFile, opts)
-		case c.DeleteFile != nil:
-			err = s.delete(c.DeleteFile, opts)
-		default:
-			err = errors.New("empty document change")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("edit: change %d of %d: %w; nothing was changed", i+1, len(changes), err)
-		}
-	}
-	return s, nil
-}
-
-// path converts a URI and runs the caller's check on it.
-func (s *sim) path(uri string, opts *Options) (string, error) {
-	p, err := PathFromURI(uri)
-	if err != nil {
-		return "", err
-	}
-	if opts.CheckPath != nil {
-		if err := opts.CheckPath(p); err != nil {
-			return "", err
-		}
-	}
-	return p, nil
-}
-
-// get returns the simulated node of p, loading it from disk on first use.
-func (s *sim) get(p string) (*vnode, error) {
-	if n, ok := s.nodes[p]; ok {
-		return n, nil
-	}
-	for a := filepath.Dir(p); ; a = filepath.Dir(a) {
-		if n, ok := s.nodes[a]; ok {
-			if !n.real || !n.exists || !n.dir {
-				n := &vnode{}
-				s.nodes[p] = n
-				return n, nil
+		case f.OldPath != "":
+			out = append(out, FileEvent{URIFromPath(f.OldPath), FileDeleted})
+			if exists {
+				out = append(out, FileEvent{URIFromPath(f.Path), FileCreated})
 			}
-			break
-		}
-		if a == filepath.Dir(a) {
-			break
-		}
-	}
-	fi, err := s.fs.Lstat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
-			n := &vnode{real: true}
-			s.nodes[p] = n
-			return n, nil
-		}
-		return nil, err
-	}
-	n := &vnode{exists: true, real: true, dir: fi.IsDir(), mode: fi.Mode(), src: p}
-	s.nodes[p] = n
-	return n, nil
-}
-
-// content returns the simulated content of a file node.
-func (s *sim) content(n *vnode) ([]byte, error) {
-	if !n.loaded {
-		if n.src != "" {
-			b, err := s.fs.ReadFile(n.src)
-			if err != nil {
-				return nil, err
-			}
-			n.data = b
-		}
-		n.loaded = true
-	}
-	return n.data, nil
-}
-
-// rec returns the report record of the path p, creating it from the
-// node's current state.
-func (s *sim) rec(p string, n *vnode) (*record, error) {
-	if r, ok := s.records[p]; ok {
-		return r, nil
-	}
-	r := &record{dir: n.dir}
-	// n.src is where the node was on disk before the edit ("" for paths
-	// this edit created), which differs from p inside a renamed directory.
-	if n.exists && n.src != "" {
-		r.oldPath = n.src
-		if !n.dir {
-			b, err := s.content(n)
-			if err != nil {
-				return nil, err
-			}
-			r.before = b
+		case existed && !exists:
+			out = append(out, FileEvent{URIFromPath(f.Path), FileDeleted})
+		case !existed && exists:
+			out = append(out, FileEvent{URIFromPath(f.Path), FileCreated})
+		case f.Diff != "":
+			out = append(out, FileEvent{URIFromPath(f.Path), FileChanged})
 		}
 	}
-	s.records[p] = r
-	return r, nil
-}
-
-func (s *sim) textEdit(e *TextDocumentEdit, opts *Options) error {
-	p, err := s.path(e.TextDocument.URI, opts)
-	if err != nil {
-		return err
-	}
-	n, err := s.get(p)
-	if err != nil {
-		return err
-	}
-	if n.exists && n.mode&fs.ModeSymlink != 0 && !n.real {
-		return fmt.Errorf("edit %s: cannot edit a symbolic link moved by this edit", p)
-	}
-	if n.exists && n.mode&fs.ModeSymlink != 0 && n.real {
-		// Edit the file a link points to, not the link: a rename over the
-		// link would replace it with a regular file.
-		target, err := resolvePath(s.fs, p)
-		if err != nil {
-			return fmt.Errorf("resolve %s: %w", p, err)
-		}
-		if opts.CheckPath != nil {
-			if err := opts.CheckPath(target); err != nil {
-				return err
-			}
-		}
-		p = target
-		if n, err = s.get(p); err != nil {
-			return err
-		}
-	}
-	if !n.exists {
-		return fmt.Errorf("edit %s: %w", p, ErrNotExist)
-	}
-	if n.dir {
-		return fmt.Errorf("edit %s: is a directory", p)
-	}
-	if !n.mode.IsRegular() && n.mode&fs.ModeType != 0 {
-		return fmt.Errorf("edit %s: not a regular file (%s)", p, n.mode.Type())
-	}
-	if v := e.TextDocument.Version; v != nil && opts.DocumentVersion != nil {
-		if cur, ok := opts.DocumentVersion(p); ok && cur != *v {
-			return fmt.Errorf("edit %s: computed for version %d, the open document is at version %d: %w", p, *v, cur, ErrVersion)
-		}
-	}
-	before, err := s.content(n)
-	if err != nil {
-		return err
-	}
-	r, err := s.rec(p, n)
-	if err != nil {
-		return err
-	}
-	after, _, err := applyTextEdits(position.NewDocument(before), e.Edits, opts.Encoding, opts.Strict)
-	if err != nil {
-		return fmt.Errorf("edit %s: %w", p, err)
-	}
-	if len(e.Edits) == 0 {
-		return nil
-	}
-	r.ops = appendOp(r.ops, OpEdit)
-	r.edits += len(e.Edits)
-	if bytes.Equal(before, after) {
-		return nil
-	}
-	s.steps = append(s.steps, &writeStep{path: p, data: after, mode: perm(n.mode), before: before, existed: true})
-	n.data = after
-	return nil
-}
-
-func appendOp(ops []Op, op Op) []Op {
-	if len(ops) > 0 && ops[len(ops)-1] == op {
-		return ops
-	}
-	return append(ops, op)
-}
-
-func perm(m fs.FileMode) fs.FileMode {
-	return m & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-}
-
-// ensureParent makes the parent directories of p exist in the simulation,
-// adding mkdir steps for the missing ones.
-func (s *sim) ensureParent(p string) error {
-	parent := filepath.Dir(p)
-	if parent == p {
-		return nil
-	}
-	n, err := s.get(parent)
-	if err != nil {
-		return err
-	}
-	if n.exists {
-		if !n.dir {
-			return fmt.Errorf("parent %s is not a directory", parent)
-		}
-		return nil
-	}
-	if err := s.ensureParent(parent); err != nil {
-		return err
-	}
-	s.steps = append(s.steps, &mkdirStep{path: parent})
-	*n = vnode{exists: true, dir: true, loaded: true}
-	return nil
-}
-
-// moveAside schedules moving p to a fresh name in its directory, to be
-// removed once the whole edit succeeded, and marks its subtree gone.
-func (s *sim) moveAside(p string) error {
-	if err := s.expand(p); err != nil {
-		return err
-	}
-	t := filepath.Join(filepath.Dir(p), hiddenName("trash", p))
-	s.steps = append(s.steps, &moveStep{from: p, to: t})
-	s.trash = append(s.trash, t)
-	s.vanish(p)
-	return nil
-}
-
-// expand makes every disk path below p explicit in the simulation, so that
-// moving or deleting p can move or delete them.
-func (s *sim) expand(p string) error {
-	n, err := s.get(p)
-	if err != nil {
-		return err
-	}
-	if !n.exists || !n.dir || !n.real || n.mode&fs.ModeSymlink != 0 {
-		return nil
-	}
-	entries, err := s.fs.ReadDir(p)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if err := s.expand(filepath.Join(p, e.Name())); err != nil {
-			return err
-		}
-	}
-	// Children are all explicit now; nothing below p needs the disk.
-	n.real = false
-	return nil
-}
-
-// below returns the simulated paths strictly below p.
-func (s *sim) below(p string) []string {
-	prefix := p + string(filepath.Separator)
-	var out []string
-	for k := range s.nodes {
-		if strings.HasPrefix(k, prefix) {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
 	return out
-}
-
-// vanish marks p and everything below it as not existing.
-func (s *sim) vanish(p string) {
-	for _, k := range append(s.below(p), p) {
-		s.nodes[k] = &vnode{}
-	}
-}
-
-func (s *sim) create(c *CreateFile, opts *Options) error {
-	p, err := s.path(c.URI, opts)
-	if err != nil {
-		return err
-	}
-	o := CreateFileOptions{}
-	if c.Options != nil {
-		o = *c.Options
-	}
-	n, err := s.get(p)
-	if err != nil {
-		return err
-	}
-	r, err := s.rec(p, n)
-	if err != nil {
-		return err
-	}
-	if n.exists {
-		switch {
-		case o.Overwrite:
-			if n.dir {
-				return fmt.Errorf("create %s: overwrite would replace a directory", p)
-			}
-			if err := s.moveAside(p); err != nil {
-				return err
-			}
-		case o.IgnoreIfExists:
-			return nil
-		default:
-			return fmt.Errorf("create %s: %w (set overwrite or ignoreIfExists)", p, ErrExists)
-		}
-	}
-	if err := s.ensureParent(p); err != nil {
-		return fmt.Errorf("create %s: %w", p, err)
-	}
-	s.steps = append(s.steps, &writeStep{path: p, mode: 0o644})
-	s.nodes[p] = &vnode{exists: true, mode: 0o644, loaded: true}
-	r.ops = append(r.ops, OpCreate)
-	r.dir = false
-	return nil
-}
-
-func (s *sim) rename(c *RenameFile, opts *Options) error {
-	from, err := s.path(c.OldURI, opts)
-	if err != nil {
-		return err
-	}
-	to, err := s.path(c.NewURI, opts)
-	if err != nil {
-		return err
-	}
-	o := RenameFileOptions{}
-	if c.Options != nil {
-		o = *c.Options
-	}
-	src, err := s.get(from)
-	if err != nil {
-		return err
-	}
-	if !src.exists {
-		return fmt.Errorf("rename %s: %w", from, ErrNotExist)
-	}
-	if from == to {
-		return nil
-	}
-	if strings.HasPrefix(to, from+string(filepath.Separator)) {
-		return fmt.Errorf("rename %s to %s: cannot move a directory into itself", from, to)
-	}
-	dst, err := s.get(to)
-	if err != nil {
-		return err
-	}
-	if dst.exists {
-		switch {
-		case o.Overwrite:
-			r, err := s.rec(to, dst)
-			if err != nil {
-				return err
-			}
-			r.ops = append(r.ops, OpDelete)
-			s.retired = append(s.retired, retired{to, r})
-			delete(s.records, to)
-			if err := s.moveAside(to); err != nil {
-				return err
-			}
-		case o.IgnoreIfExists:
-			return nil
-		default:
-			return fmt.Errorf("rename %s to %s: %w (set overwrite or ignoreIfExists)", from, to, ErrExists)
-		}
-	}
-	if err := s.ensureParent(to); err != nil {
-		return fmt.Errorf("rename %s to %s: %w", from, to, err)
-	}
-	if err := s.expand(from); err != nil {
-		return err
-	}
-	// Make sure the moved file itself has a record so the report shows it.
-	if _, err := s.rec(from, src); err != nil {
-		return err
-	}
-	moved := append([]string{from}, s.below(from)...)
-	for _, k := range moved {
-		nk := to + strings.TrimPrefix(k, from)
-		// n.src keeps naming the original disk path: the simulation never
-		// writes, so the content stays readable there.
-		n := s.nodes[k]
-		cp := *n
-		cp.real = false
-		s.nodes[nk] = &cp
-		if r, ok := s.records[k]; ok {
-			s.records[nk] = r
-			delete(s.records, k)
-		}
-	}
-	for _, k := range moved {
-		s.nodes[k] = &vnode{}
-	}
-	s.records[to].ops = append(s.records[to].ops, OpRename)
-	s.steps = append(s.steps, &moveStep{from: from, to: to})
-	return nil
-}
-
-func (s *sim) delete(c *DeleteFile, opts *Options) error {
-	p, err := s.path(c.URI, opts)
-	if err != nil {
-		return err
-	}
-	o := DeleteFileOptions{}
-	if c.Options != nil {
-		o = *c.Options
-	}
-	n, err := s.get(p)
-	if err != nil {
-		return err
-	}
-	if !n.exists {
-		if o.IgnoreIfNotExists {
-			return nil
-		}
-		return fmt.Errorf("delete %s: %w (set ignoreIfNotExists)", p, ErrNotExist)
-	}
-	r, err := s.rec(p, n)
-	if err != nil {
-		return err
-	}
-	if n.dir && n.mode&fs.ModeSymlink == 0 {
-		if err := s.expand(p); err != nil {
-			return err
-		}
-		if !o.Recursive {
-			for _, k := range s.below(p) {
-				if s.nodes[k].exists {
-					return fmt.Errorf("delete %s: directory not empty (set recursive)", p)
-				}
-			}
-		}
-	}
-	if err := s.moveAside(p); err != nil {
-		return err
-	}
-	r.ops = append(r.ops, OpDelete)
-	return nil
-}
-
-// result builds the report from the simulation.
-func (s *sim) result(opts *Options, applied bool) *Result {
-	res := &Result{Applied: applied}
-	all := make([]retired, 0, len(s.records)+len(s.retired))
-	all = append(all, s.retired...)
-	for p, r := range s.records {
-		all = append(all, retired{p, r})
-	}
-	for _, e := range all {
-		p, r := e.path, e.rec
-		if len(r.ops) == 0 {
-			continue
-		}
-		n := s.nodes[p]
-		if r.ops[len(r.ops)-1] == OpDelete {
-			n = nil
-		}
-		fr := FileResult{Path: p, Ops: r.ops, Edits: r.edits, Before: r.before}
-		if r.oldPath != "" && r.oldPath != p {
-			fr.OldPath = r.oldPath
-		}
-		if n != nil && n.exists && n.dir {
-			fr.Dir = true
-		}
-		if n != nil && n.exists && !n.dir {
-			b, err := s.content(n)
-			if err == nil {
-				fr.After = b
-				if fr.After == nil {
-					fr.After = []byte{}
-				}
-			}
-		}
-		if !fr.Dir && !r.dir {
-			oldName, newName := "", ""
-			if r.oldPath != "" {
-				oldName = "a/" + displayPath(opts.Root, r.oldPath)
-			}
-			if fr.After != nil {
-				newName = "b/" + displayPath(opts.Root, p)
-			}
-			fr.Diff, fr.Added, fr.Removed = UnifiedDiff(oldName, newName, fr.Before, fr.After)
-		} else {
-			fr.Dir = true
-		}
-		res.Files = append(res.Files, fr)
-	}
-	sort.Slice(res.Files, func(i, j int) bool { return res.Files[i].Path < res.Files[j].Path })
-	return res
-}
-
-func randomHex() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

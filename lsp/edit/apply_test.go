@@ -126,6 +126,15 @@ func TestApplyResourceOperations(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", line, got)
 		}
 	}
+	var evs []string
+	for _, e := range res.Events {
+		rel, _ := filepath.Rel(dir, strings.TrimPrefix(e.URI, "file://"))
+		evs = append(evs, fmt.Sprintf("%d %s", e.Type, rel))
+	}
+	wantEvs := "3 empty,3 gone.txt,3 pkg,1 lib,3 pkg/sub/y.go,1 lib/sub/y.go,1 new/dir/n.go,3 old.go,1 renamed.go"
+	if strings.Join(evs, ",") != wantEvs {
+		t.Errorf("events = %s; want %s", strings.Join(evs, ","), wantEvs)
+	}
 }
 
 // fixDirModes hides the umask's effect on the temporary root.
@@ -540,4 +549,26 @@ func TestPlanAppliesWhatWasShown(t *testing.T) {
 	if err != nil || !res.Applied || p.Result().Applied || read(t, dir, "a.go") != "package a\n\nvar y = 1\n" {
 		t.Fatalf("apply: %v %+v %q", err, res, read(t, dir, "a.go"))
 	}
+}
+
+func TestApplyDeleteChecksContent(t *testing.T) {
+	dir := tree(t, map[string]string{"a.go": "package a\n", "b.go": "package b\n"})
+	we := &WorkspaceEdit{DocumentChanges: []DocumentChange{
+		tde(uri(dir, "a.go"), te(0, 0, 0, 1, "P")),
+		{DeleteFile: &DeleteFile{URI: uri(dir, "b.go")}},
+	}}
+	ffs := &faultFS{hook: func(call int, op, path string) error {
+		if call == 1 {
+			return os.WriteFile(filepath.Join(dir, "b.go"), []byte("package b // new work\n"), 0o644)
+		}
+		return nil
+	}}
+	_, err := Apply(context.Background(), we, Options{FS: ffs})
+	if !errors.Is(err, ErrChanged) {
+		t.Fatalf("err = %v; want ErrChanged", err)
+	}
+	if read(t, dir, "a.go") != "package a\n" || read(t, dir, "b.go") != "package b // new work\n" {
+		t.Fatal("files changed")
+	}
+	assertNoLeftovers(t, dir)
 }

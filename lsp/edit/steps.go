@@ -78,11 +78,26 @@ func (m *mkdirStep) undo(fsys FS) error { return fsys.Remove(m.path) }
 
 // moveStep renames a file or directory; it refuses to replace anything,
 // because a rename over an existing file cannot be undone.
-type moveStep struct{ from, to string }
+type moveStep struct {
+	from, to string
+	// expect, when check is set, is the content the moved file must
+	// still have.
+	expect []byte
+	check  bool
+}
 
 func (m *moveStep) String() string { return "move " + m.from + " to " + m.to }
 
 func (m *moveStep) do(fsys FS) error {
+	if m.check {
+		cur, err := fsys.ReadFile(m.from)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(cur, m.expect) {
+			return fmt.Errorf("%s: %w", m.from, ErrChanged)
+		}
+	}
 	if _, err := fsys.Lstat(m.to); err == nil {
 		return fmt.Errorf("%s: %w", m.to, ErrExists)
 	} else if !errors.Is(err, fs.ErrNotExist) {
