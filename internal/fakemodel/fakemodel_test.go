@@ -16,7 +16,9 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // msg builds one wire chat message.
-func msg(role, content string) map[string]any { return map[string]any{"role": role, "content": content} }
+func msg(role, content string) map[string]any {
+	return map[string]any{"role": role, "content": content}
+}
 
 func call(id, name, args string) map[string]any {
 	return map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{
