@@ -4,5 +4,6 @@ package cli
 func commands() []Command {
 	return []Command{
 		&versionCmd{},
+		&agentCmd{},
 	}
 }

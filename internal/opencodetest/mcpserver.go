@@ -101,6 +101,11 @@ func ServeMCPHTTP(t testing.TB) string {
 	t.Cleanup(func() {
 		_ = srv.Close()
 		<-done
+		// Streamable sessions outlive HTTP connections; a client that had
+		// no chance to send its DELETE would leave one running.
+		for ss := range s.Sessions() {
+			_ = ss.Close()
+		}
 	})
 	return "http://" + ln.Addr().String() + "/mcp"
 }
