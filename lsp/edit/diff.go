@@ -12,7 +12,8 @@ const diffContext = 2
 
 // maxDiffCost bounds the Myers search (edit distance in lines); past it the
 // changed middle is shown as one replacement, which is still a correct diff.
-const maxDiffCost = 4000
+// The saved trace grows with its square: 1,000 keeps it near 8 MB.
+const maxDiffCost = 1000
 
 // splitLines splits text into lines that keep their terminators, so that
 // joining them gives the text back and a changed line ending is a change.
@@ -88,7 +89,12 @@ func myers(a, b []string) []op {
 	var trace [][]int
 	found := -1
 	for d := 0; d <= max && found < 0; d++ {
-		trace = append(trace, append([]int(nil), v...))
+		// Only diagonals -d..d can be read when backtracking step d.
+		lo := off - d - 1
+		if lo < 0 {
+			lo = 0
+		}
+		trace = append(trace, append([]int(nil), v[lo:off+d+2]...))
 		for k := -d; k <= d; k += 2 {
 			var x int
 			if k == -d || (k != d && v[off+k-1] < v[off+k+1]) {
@@ -115,15 +121,19 @@ func myers(a, b []string) []op {
 	var rev []op
 	x, y := n, m
 	for d := found; d > 0; d-- {
-		vd := trace[d]
+		lo := off - d - 1
+		if lo < 0 {
+			lo = 0
+		}
+		at := func(k int) int { return trace[d][off+k-lo] }
 		k := x - y
 		var pk int
-		if k == -d || (k != d && vd[off+k-1] < vd[off+k+1]) {
+		if k == -d || (k != d && at(k-1) < at(k+1)) {
 			pk = k + 1
 		} else {
 			pk = k - 1
 		}
-		px := vd[off+pk]
+		px := at(pk)
 		py := px - pk
 		for x > px && y > py {
 			x--
