@@ -572,3 +572,21 @@ func TestApplyDeleteChecksContent(t *testing.T) {
 	}
 	assertNoLeftovers(t, dir)
 }
+
+func TestApplyRejectsAliasedFile(t *testing.T) {
+	dir := tree(t, map[string]string{"real/a.go": "package a\n"})
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	we := &WorkspaceEdit{Changes: map[string][]TextEdit{
+		uri(dir, "real/a.go"):  {te(0, 0, 0, 1, "P")},
+		uri(dir, "alias/a.go"): {te(0, 8, 0, 9, "b")},
+	}}
+	_, err := Apply(context.Background(), we, Options{Root: dir})
+	if err == nil || !strings.Contains(err.Error(), "through a symbolic link") {
+		t.Fatalf("err = %v", err)
+	}
+	if read(t, dir, "real/a.go") != "package a\n" {
+		t.Fatal("file changed")
+	}
+}

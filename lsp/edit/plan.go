@@ -45,6 +45,9 @@ type sim struct {
 	steps   []step
 	trash   []string
 	retired []retired // records of paths replaced by a rename
+	// edited maps the resolved path of every edited file to the path the
+	// edit named it by, to catch one file reached through two paths.
+	edited map[string]string
 }
 
 type retired struct {
@@ -74,7 +77,7 @@ func plan(ctx context.Context, we *WorkspaceEdit, opts *Options) (*sim, error) {
 		}
 		opts.CheckPath = check
 	}
-	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}}
+	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}, edited: map[string]string{}}
 	changes := we.DocumentChanges
 	if len(changes) == 0 {
 		uris := make([]string, 0, len(we.Changes))
@@ -238,6 +241,16 @@ func (s *sim) textEdit(e *TextDocumentEdit, opts *Options) error {
 	}
 	if !n.exists {
 		return fmt.Errorf("edit %s: %w", p, ErrNotExist)
+	}
+	if n.real {
+		// Through a symlinked directory one file has two names; edits
+		// computed for each name separately cannot both apply.
+		if resolved, err := resolvePath(s.fs, p); err == nil {
+			if prev, ok := s.edited[resolved]; ok && prev != p {
+				return fmt.Errorf("edit %s: the same file as %s (through a symbolic link); edit it under one name", p, prev)
+			}
+			s.edited[resolved] = p
+		}
 	}
 	if n.dir {
 		return fmt.Errorf("edit %s: is a directory", p)
