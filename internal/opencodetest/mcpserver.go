@@ -85,13 +85,26 @@ func MCPStdioServer(t testing.TB, name string) map[string]any {
 // the test ends and returns its URL.
 func ServeMCPHTTP(t testing.TB) string {
 	t.Helper()
+	s := NewMCPServer()
+	return serveMCP(t, s, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+}
+
+// ServeMCPSSE serves NewMCPServer over the older HTTP+SSE transport on
+// 127.0.0.1 until the test ends and returns its URL.
+func ServeMCPSSE(t testing.TB) string {
+	t.Helper()
+	s := NewMCPServer()
+	return serveMCP(t, s, mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+}
+
+func serveMCP(t testing.TB, s *mcp.Server, h http.Handler) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewMCPServer()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	mux.Handle("/mcp", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
@@ -101,8 +114,8 @@ func ServeMCPHTTP(t testing.TB) string {
 	t.Cleanup(func() {
 		_ = srv.Close()
 		<-done
-		// Streamable sessions outlive HTTP connections; a client that had
-		// no chance to send its DELETE would leave one running.
+		// Sessions outlive HTTP connections; a client that had no chance
+		// to end its session would leave one running.
 		for ss := range s.Sessions() {
 			_ = ss.Close()
 		}

@@ -91,10 +91,11 @@ type session struct {
 
 // server is one connected MCP server.
 type server struct {
-	name  string
-	cs    *mcp.ClientSession
-	tools []string
-	pgid  int // process group of a stdio server, 0 for http/sse
+	name   string
+	cs     *mcp.ClientSession
+	tools  []string
+	pgid   int // process group of a stdio server, 0 for http/sse
+	cancel context.CancelFunc
 }
 
 func newAgent(opts Options) *agent {
@@ -239,12 +240,19 @@ func (a *agent) connect(ctx context.Context, spec acp.McpServer) (*server, error
 	default:
 		return nil, errors.New("scriptagent: connect mcp server: unsupported transport (want stdio, http or sse)")
 	}
-	cs, err := client.Connect(ctx, t, nil)
+	// Some transports (SSE) tie the connection's life to the context given
+	// to Connect, so it must outlive the session/new request; the request's
+	// context still aborts a connect that hangs.
+	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	cs, err := client.Connect(life, t, nil)
+	stop()
 	if err != nil {
+		cancel()
 		killGroup(pgid)
 		return nil, fmt.Errorf("scriptagent: connect mcp server %q: %w", name, err)
 	}
-	srv := &server{name: name, cs: cs, pgid: pgid}
+	srv := &server{name: name, cs: cs, pgid: pgid, cancel: cancel}
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			srv.close(a.log)
@@ -282,6 +290,7 @@ func (srv *server) close(log *slog.Logger) {
 	if err := srv.cs.Close(); err != nil {
 		log.Debug("close mcp server", "name", srv.name, "err", err)
 	}
+	srv.cancel()
 	killGroup(srv.pgid)
 }
 

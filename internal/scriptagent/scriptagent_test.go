@@ -183,12 +183,16 @@ func httpServer(t *testing.T, name string) acp.McpServer {
 	return acp.McpServer{Http: &acp.McpServerHttpInline{Type: "http", Name: name, Url: opencodetest.ServeMCPHTTP(t), Headers: []acp.HttpHeader{{Name: "X-Test", Value: "1"}}}}
 }
 
+func sseServer(t *testing.T, name string) acp.McpServer {
+	return acp.McpServer{Sse: &acp.McpServerSseInline{Type: "sse", Name: name, Url: opencodetest.ServeMCPSSE(t), Headers: []acp.HttpHeader{}}}
+}
+
 func prompt(text string) []acp.ContentBlock { return []acp.ContentBlock{acp.TextBlock(text)} }
 
-func TestPromptRunsToolsOfStdioAndHTTPServers(t *testing.T) {
+func TestPromptRunsToolsOfStdioHTTPAndSSEServers(t *testing.T) {
 	conn, c := connect(t)
 	ctx := context.Background()
-	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{stdioServer(t, "tools"), httpServer(t, "web")}})
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{stdioServer(t, "tools"), httpServer(t, "web"), sseServer(t, "old")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +200,7 @@ func TestPromptRunsToolsOfStdioAndHTTPServers(t *testing.T) {
 		"hello",
 		`echo {"text":"one"}`,
 		`web_echo {"text":"two"}`,
+		`old_echo {"text":"three"}`,
 		`fail {"message":"boom"}`,
 		`nosuch {}`,
 	}, "\n"))})
@@ -205,7 +210,7 @@ func TestPromptRunsToolsOfStdioAndHTTPServers(t *testing.T) {
 	if resp.StopReason != acp.StopReasonEndTurn {
 		t.Errorf("stop reason %q", resp.StopReason)
 	}
-	nosuch := `no MCP server of this session offers tool "nosuch" (offered: tools/block, tools/echo, tools/fail, web/block, web/echo, web/fail)`
+	nosuch := `no MCP server of this session offers tool "nosuch" (offered: tools/block, tools/echo, tools/fail, web/block, web/echo, web/fail, old/block, old/echo, old/fail)`
 	want := []string{
 		"text hello\n",
 		"tool_call pending echo map[text:one]",
@@ -216,6 +221,10 @@ func TestPromptRunsToolsOfStdioAndHTTPServers(t *testing.T) {
 		"tool_call_update in_progress",
 		"tool_call_update completed echo: two",
 		"text echo: two\n",
+		"tool_call pending old_echo map[text:three]",
+		"tool_call_update in_progress",
+		"tool_call_update completed echo: three",
+		"text echo: three\n",
 		"tool_call pending fail map[message:boom]",
 		"tool_call_update in_progress",
 		"tool_call_update failed boom",
@@ -319,6 +328,40 @@ func TestWithACPX(t *testing.T) {
 	}
 	if tr.StopReason() != "end_turn" {
 		t.Errorf("stop reason %q", tr.StopReason())
+	}
+	env.RequireNoLeftovers(t)
+}
+
+// TestCLIAgentWithACPX runs the built `acp-lsp agent` subcommand under acpx.
+func TestCLIAgentWithACPX(t *testing.T) {
+	bin := opencodetest.BuildACPLSP(t)
+	env := opencodetest.NewEnv(t)
+	x := opencodetest.ACPX{Env: env, Agent: opencodetest.ShellJoin([]string{bin, "agent"}),
+		MCPServers: []any{opencodetest.HTTPServer("web", opencodetest.ServeMCPHTTP(t))}}
+	tr, err := x.Exec(context.Background(), t, `echo {"text":"cli"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.AgentText(), "echo: cli\n"; got != want {
+		t.Errorf("agent text %q, want %q", got, want)
+	}
+	var init struct {
+		AgentCapabilities struct {
+			McpCapabilities struct {
+				HTTP bool `json:"http"`
+			} `json:"mcpCapabilities"`
+		} `json:"agentCapabilities"`
+		AgentInfo struct{ Name string } `json:"agentInfo"`
+	}
+	for _, m := range tr.Messages {
+		if m.Method == "" && len(m.Result) > 0 && strings.Contains(string(m.Result), "agentCapabilities") {
+			if err := json.Unmarshal(m.Result, &init); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !init.AgentCapabilities.McpCapabilities.HTTP || init.AgentInfo.Name != Name {
+		t.Errorf("initialize result %+v", init)
 	}
 	env.RequireNoLeftovers(t)
 }
