@@ -49,7 +49,9 @@ install_npm_peers() {
 	local stamp="$peers/.lock-sha"
 	local want
 	want=$(sha256sum "$root/scripts/peers/package-lock.json" | cut -d' ' -f1)
-	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -d "$peers/node_modules" ]; then
+	local nb="$peers/node_modules/.bin"
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$nb/opencode" ] && [ -x "$nb/acpx" ] &&
+		[ -x "$nb/inspector" ] && [ -x "$nb/pyright-langserver" ] && [ -x "$nb/typescript-language-server" ]; then
 		return
 	fi
 	command -v npm >/dev/null || { say "npm is missing: install Node.js 20 and npm (apt-get install nodejs npm)"; exit 1; }
