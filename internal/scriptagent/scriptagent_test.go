@@ -103,7 +103,10 @@ func (c *client) SessionUpdate(_ context.Context, n acp.SessionNotification) err
 	c.mu.Lock()
 	c.updates = append(c.updates, s)
 	c.mu.Unlock()
-	c.seen <- s
+	select {
+	case c.seen <- s:
+	default: // nobody is watching (benchmarks); the record above is enough
+	}
 	return nil
 }
 
@@ -140,7 +143,9 @@ func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitReq
 
 // connect runs the agent in-process behind an SDK client connection. The
 // cleanup closes the client's end and waits for Serve to return.
-func connect(t *testing.T) (*acp.ClientSideConnection, *client) {
+func connect(t *testing.T) (*acp.ClientSideConnection, *client) { return connectB(t) }
+
+func connectB(t testing.TB) (*acp.ClientSideConnection, *client) {
 	t.Helper()
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
@@ -169,7 +174,7 @@ func connect(t *testing.T) (*acp.ClientSideConnection, *client) {
 	return conn, c
 }
 
-func stdioServer(t *testing.T, name string) acp.McpServer {
+func stdioServer(t testing.TB, name string) acp.McpServer {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -179,11 +184,11 @@ func stdioServer(t *testing.T, name string) acp.McpServer {
 		Env: []acp.EnvVariable{{Name: opencodetest.MCPRoleVar, Value: "stdio"}}}}
 }
 
-func httpServer(t *testing.T, name string) acp.McpServer {
+func httpServer(t testing.TB, name string) acp.McpServer {
 	return acp.McpServer{Http: &acp.McpServerHttpInline{Type: "http", Name: name, Url: opencodetest.ServeMCPHTTP(t), Headers: []acp.HttpHeader{{Name: "X-Test", Value: "1"}}}}
 }
 
-func sseServer(t *testing.T, name string) acp.McpServer {
+func sseServer(t testing.TB, name string) acp.McpServer {
 	return acp.McpServer{Sse: &acp.McpServerSseInline{Type: "sse", Name: name, Url: opencodetest.ServeMCPSSE(t), Headers: []acp.HttpHeader{}}}
 }
 
@@ -364,4 +369,32 @@ func TestCLIAgentWithACPX(t *testing.T) {
 		t.Errorf("initialize result %+v", init)
 	}
 	env.RequireNoLeftovers(t)
+}
+
+// BenchmarkToolCallRoundTrip measures one prompt with one tool call through
+// the agent to a stdio MCP server and back, with all its session updates.
+func BenchmarkToolCallRoundTrip(b *testing.B) {
+	for _, kind := range []string{"stdio", "http"} {
+		b.Run(kind, func(b *testing.B) {
+			conn, _ := connectB(b)
+			ctx := context.Background()
+			var srv acp.McpServer
+			if kind == "stdio" {
+				srv = stdioServer(b, "tools")
+			} else {
+				srv = httpServer(b, "tools")
+			}
+			sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: b.TempDir(), McpServers: []acp.McpServer{srv}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: prompt(`echo {"text":"x"}`)})
+				if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+					b.Fatal(resp.StopReason, err)
+				}
+			}
+		})
+	}
 }
