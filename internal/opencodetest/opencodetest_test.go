@@ -2,6 +2,8 @@ package opencodetest
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"sort"
 	"strings"
 	"syscall"
@@ -228,4 +230,45 @@ func TestShellJoin(t *testing.T) {
 			t.Errorf("ShellJoin(%q) = %s, want %s", tt.argv, got, tt.want)
 		}
 	}
+}
+
+// TestInspectorSeesTestMCPServer checks the test MCP server against a real
+// MCP client, with strict schema checks, over stdio and streamable HTTP.
+func TestInspectorSeesTestMCPServer(t *testing.T) {
+	ctx := context.Background()
+	env := NewEnv(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The inspector does not pass its environment on: hand the mark over
+	// too, so the leftover check sees the server it spawns.
+	stdio := []string{exe, "-e", MCPRoleVar + "=stdio", "-e", MarkVar + "=" + env.Mark}
+	for _, server := range [][]string{stdio, {ServeMCPHTTP(t)}} {
+		out, err := Inspector(ctx, t, env, append(server, "--method", "tools/list", "--strict")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		if err := json.Unmarshal(out, &list); err != nil {
+			t.Fatalf("tools/list output %q: %v", out, err)
+		}
+		var names []string
+		for _, tool := range list.Tools {
+			names = append(names, tool.Name)
+		}
+		if diff := cmp.Diff([]string{"block", "echo", "fail"}, names); diff != "" {
+			t.Errorf("%s: tools (-want +got):\n%s", server[0], diff)
+		}
+		out, err = Inspector(ctx, t, env, append(server, "--method", "tools/call", "--tool-name", "echo", "--tool-arg", "text=hi")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), `"text": "echo: hi"`) {
+			t.Errorf("%s: echo answered %s", server[0], out)
+		}
+	}
+	env.RequireNoLeftovers(t)
 }
