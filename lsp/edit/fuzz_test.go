@@ -2,7 +2,11 @@ package edit
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"os"
 	"sort"
+	"syscall"
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -90,4 +94,88 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzApplyWorkspace runs arbitrary sequences of text edits and resource
+// operations against a small real tree. Either Apply fails and the tree is
+// byte-identical to before, or it succeeds and the disk holds exactly what
+// the plan's report predicted, with no temporary files left.
+func FuzzApplyWorkspace(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 2, 3, 1, 4, 0, 2, 5, 3, 1, 1})
+	f.Add([]byte{2, 3, 4, 1, 0, 1, 2, 0, 3, 0, 0, 9})
+	f.Add([]byte{3, 1, 1, 0, 1, 3, 0, 0, 2, 2, 1})
+	names := []string{"a", "b", "d/c", "d", "e/f", "e", "d/g/h"}
+	f.Fuzz(func(t *testing.T, spec []byte) {
+		dir := tree(t, map[string]string{"a": "alpha\n", "b": "beta\n日本 😀\n", "d/c": "c\n"})
+		var changes []DocumentChange
+		for len(spec) >= 4 && len(changes) < 8 {
+			kind, n1, n2, flags := spec[0]%4, names[int(spec[1])%len(names)], names[int(spec[2])%len(names)], spec[3]
+			spec = spec[4:]
+			switch kind {
+			case 0:
+				changes = append(changes, tde(uri(dir, n1), decodeEdits([]byte{flags, n2[0], flags >> 2, flags >> 4, flags >> 1}, 3)...))
+			case 1:
+				changes = append(changes, DocumentChange{CreateFile: &CreateFile{URI: uri(dir, n1),
+					Options: &CreateFileOptions{Overwrite: flags&1 != 0, IgnoreIfExists: flags&2 != 0}}})
+			case 2:
+				changes = append(changes, DocumentChange{RenameFile: &RenameFile{OldURI: uri(dir, n1), NewURI: uri(dir, n2),
+					Options: &RenameFileOptions{Overwrite: flags&1 != 0, IgnoreIfExists: flags&2 != 0}}})
+			case 3:
+				changes = append(changes, DocumentChange{DeleteFile: &DeleteFile{URI: uri(dir, n1),
+					Options: &DeleteFileOptions{Recursive: flags&1 != 0, IgnoreIfNotExists: flags&2 != 0}}})
+			}
+		}
+		// A trailing byte, when present, injects a failure at that
+		// mutating call: the apply must then roll back completely.
+		failAt := 0
+		if len(spec) > 0 {
+			failAt = int(spec[len(spec)-1] % 16)
+		}
+		before := snapshot(t, dir)
+		we := &WorkspaceEdit{DocumentChanges: changes}
+		ffs := &faultFS{n: failAt}
+		p, err := NewPlan(context.Background(), we, Options{Root: dir, FS: ffs})
+		if err != nil {
+			sameTree(t, before, snapshot(t, dir))
+			return
+		}
+		res, err := p.Apply(context.Background())
+		if err != nil {
+			if failAt == 0 || !errors.Is(err, syscall.EIO) {
+				t.Fatalf("validated plan failed to apply: %v", err)
+			}
+			sameTree(t, before, snapshot(t, dir))
+			return
+		}
+		for _, fr := range res.Files {
+			fi, statErr := os.Lstat(fr.Path)
+			switch {
+			case fr.Exists && !fr.Dir:
+				b, err := os.ReadFile(fr.Path)
+				if err != nil || !bytes.Equal(b, fr.After) {
+					t.Fatalf("%s: disk %q, %v; report %q (ops %v)", fr.Path, b, err, fr.After, fr.Ops)
+				}
+			case fr.Exists && fr.Dir:
+				if statErr != nil || !fi.IsDir() {
+					t.Fatalf("%s: want a directory: %v", fr.Path, statErr)
+				}
+			default:
+				if statErr == nil && !sharedPath(res, fr) {
+					t.Fatalf("%s: reported gone but exists (ops %v)", fr.Path, fr.Ops)
+				}
+			}
+		}
+		assertNoLeftovers(t, dir)
+	})
+}
+
+// sharedPath reports whether another entry of res says fr's path exists
+// after the edit (a rename onto a path whose old file was replaced).
+func sharedPath(res *Result, fr FileResult) bool {
+	for _, o := range res.Files {
+		if o.Path == fr.Path && o.Exists {
+			return true
+		}
+	}
+	return false
 }

@@ -321,6 +321,11 @@ func (s *sim) ensureParent(p string) error {
 	}
 	s.steps = append(s.steps, &mkdirStep{path: parent})
 	*n = vnode{exists: true, dir: true, loaded: true}
+	if r, ok := s.records[parent]; ok {
+		// The directory was deleted or moved away earlier in this edit and
+		// comes back: the report must not call it gone.
+		r.ops = append(r.ops, OpCreate)
+	}
 	return nil
 }
 
@@ -335,7 +340,7 @@ func (s *sim) moveAside(p string) error {
 		return err
 	}
 	st := &moveStep{from: p, to: filepath.Join(filepath.Dir(p), hiddenName("trash", p))}
-	if n.exists && n.mode.IsRegular() {
+	if n.exists && !n.dir && n.mode&fs.ModeType == 0 {
 		// Deleting or overwriting a file someone changed since validation
 		// would throw their change away: check it when the step runs.
 		b, err := s.content(n)
@@ -344,11 +349,22 @@ func (s *sim) moveAside(p string) error {
 		}
 		st.expect, st.check = b, true
 	}
-	t := st.to
+	s.relocateTrash(p, st.to)
 	s.steps = append(s.steps, st)
-	s.trash = append(s.trash, t)
+	s.trash = append(s.trash, st.to)
 	s.vanish(p)
 	return nil
+}
+
+// relocateTrash follows moved-aside paths below from when from moves to to,
+// so that the final cleanup removes them where they ended up.
+func (s *sim) relocateTrash(from, to string) {
+	prefix := from + string(filepath.Separator)
+	for i, t := range s.trash {
+		if strings.HasPrefix(t, prefix) {
+			s.trash[i] = to + t[len(from):]
+		}
+	}
 }
 
 // expand makes every disk path below p explicit in the simulation, so that
@@ -463,6 +479,9 @@ func (s *sim) rename(c *RenameFile, opts *Options) error {
 	if strings.HasPrefix(to, from+string(filepath.Separator)) {
 		return fmt.Errorf("rename %s to %s: cannot move a directory into itself", from, to)
 	}
+	if strings.HasPrefix(from, to+string(filepath.Separator)) {
+		return fmt.Errorf("rename %s to %s: the target directory contains the source", from, to)
+	}
 	dst, err := s.get(to)
 	if err != nil {
 		return err
@@ -470,6 +489,18 @@ func (s *sim) rename(c *RenameFile, opts *Options) error {
 	if dst.exists {
 		switch {
 		case o.Overwrite:
+			if dst.dir {
+				// Replacing a whole tree is not what a refactoring means;
+				// refuse rather than delete someone's directory.
+				if err := s.expand(to); err != nil {
+					return err
+				}
+				for _, k := range s.below(to) {
+					if s.nodes[k].exists {
+						return fmt.Errorf("rename %s to %s: overwrite would replace a non-empty directory", from, to)
+					}
+				}
+			}
 			r, err := s.rec(to, dst)
 			if err != nil {
 				return err
@@ -514,6 +545,7 @@ func (s *sim) rename(c *RenameFile, opts *Options) error {
 		s.nodes[k] = &vnode{}
 	}
 	s.records[to].ops = append(s.records[to].ops, OpRename)
+	s.relocateTrash(from, to)
 	s.steps = append(s.steps, &moveStep{from: from, to: to})
 	return nil
 }
