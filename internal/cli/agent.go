@@ -26,7 +26,10 @@ session/resume (stdio, http and sse) and, for every prompt, runs the tool
 calls written in it, one per line: the tool's name, a space, and a JSON
 object of arguments. Other lines are echoed back. Each call is reported as a
 tool_call and tool_call_updates (pending, in_progress, completed or failed
-with the tool's text) and an agent message with the text. The demo and the
+with the tool's text) and an agent message with the text. A "?" before the
+tool name asks the client's permission first (session/request_permission);
+a name starting with "_" is sent to the client as an ACP extension request
+instead, and its answer is echoed. The demo and the
 end-to-end tests put it behind acp-lsp to show what an agent sees.
 
 It exits when stdin closes. Logs go to stderr.

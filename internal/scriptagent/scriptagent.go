@@ -330,22 +330,30 @@ func (a *agent) closeAll() {
 
 // Line is one parsed line of a prompt.
 type Line struct {
-	// Tool is the tool name when the line is a tool call, else "".
+	// Tool is the tool name when the line is a tool call, else "". A name
+	// starting with "_" is an ACP extension method instead: the agent sends
+	// it to the client as a request with Arguments as params.
 	Tool string
 	// Arguments is the JSON object of a tool call.
 	Arguments json.RawMessage
+	// Ask is set by a leading "?" on the tool name: the agent asks the
+	// client's permission (session/request_permission) before the call.
+	Ask bool
 	// Text is the line itself.
 	Text string
 }
 
 var toolWord = regexp.MustCompile(`^[A-Za-z0-9_.\-/]+$`)
 
-// ParseLine reads one prompt line: "<tool> <json object>" is a tool call,
-// anything else is text.
+// ParseLine reads one prompt line: "<tool> <json object>" is a tool call
+// ("?<tool> …" asks permission first, "_<method> …" is an extension
+// request to the client), anything else is text.
 func ParseLine(line string) Line {
 	text := strings.TrimRight(line, "\r")
 	word, rest, ok := strings.Cut(strings.TrimSpace(text), " ")
 	rest = strings.TrimSpace(rest)
+	ask := strings.HasPrefix(word, "?")
+	word = strings.TrimPrefix(word, "?")
 	if !ok || !toolWord.MatchString(word) || !strings.HasPrefix(rest, "{") {
 		return Line{Text: text}
 	}
@@ -353,7 +361,7 @@ func ParseLine(line string) Line {
 	if err := json.Unmarshal([]byte(rest), &obj); err != nil {
 		return Line{Text: text}
 	}
-	return Line{Tool: word, Arguments: json.RawMessage(rest), Text: text}
+	return Line{Tool: word, Arguments: json.RawMessage(rest), Ask: ask, Text: text}
 }
 
 func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
@@ -381,7 +389,11 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			}
 			continue
 		}
-		if err := a.runTool(ctx, p.SessionId, s, line); err != nil {
+		run := a.runTool
+		if strings.HasPrefix(line.Tool, "_") {
+			run = a.runExtension
+		}
+		if err := run(ctx, p.SessionId, s, line); err != nil {
 			return cancelledOr(ctx, err)
 		}
 	}
@@ -391,8 +403,12 @@ func (a *agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
+// errTurnCancelled ends a turn with stopReason cancelled without a
+// session/cancel (the client cancelled a permission request).
+var errTurnCancelled = errors.New("scriptagent: turn cancelled by the client")
+
 func cancelledOr(ctx context.Context, err error) (acp.PromptResponse, error) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, errTurnCancelled) {
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 	return acp.PromptResponse{}, err
@@ -436,22 +452,72 @@ func (a *agent) runTool(ctx context.Context, sid acp.SessionId, s *session, line
 		acp.WithStartKind(acp.ToolKindOther), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(rawInput))); err != nil {
 		return err
 	}
-	if err := a.update(ctx, sid, acp.UpdateToolCall(callID, acp.WithUpdateStatus(acp.ToolCallStatusInProgress))); err != nil {
-		return err
-	}
 	status := acp.ToolCallStatusCompleted
-	out, err := a.call(ctx, s, line)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
-		status, out = acp.ToolCallStatusFailed, err.Error()
+	var out string
+	allowed, err := a.permit(ctx, sid, callID, line)
+	switch {
+	case err != nil:
+		return err
+	case !allowed:
+		status, out = acp.ToolCallStatusFailed, "permission denied by the client"
+	default:
+		if err := a.update(ctx, sid, acp.UpdateToolCall(callID, acp.WithUpdateStatus(acp.ToolCallStatusInProgress))); err != nil {
+			return err
+		}
+		out, err = a.call(ctx, s, line)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			status, out = acp.ToolCallStatusFailed, err.Error()
+		}
 	}
 	if err := a.update(ctx, sid, acp.UpdateToolCall(callID,
 		acp.WithUpdateStatus(status),
 		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(out))}),
 		acp.WithUpdateRawOutput(map[string]any{"text": out}))); err != nil {
 		return err
+	}
+	return a.update(ctx, sid, acp.UpdateAgentMessageText(out+"\n"))
+}
+
+// permit asks the client's permission for a "?" line; other lines need
+// none. A cancelled outcome ends the turn.
+func (a *agent) permit(ctx context.Context, sid acp.SessionId, callID acp.ToolCallId, line Line) (bool, error) {
+	if !line.Ask {
+		return true, nil
+	}
+	<-a.ready
+	title := line.Tool
+	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionId: sid,
+		ToolCall:  acp.ToolCallUpdate{ToolCallId: callID, Title: &title, RawInput: line.Arguments},
+		Options: []acp.PermissionOption{
+			{OptionId: "allow", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionId: "reject", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
+	if err != nil {
+		return false, fmt.Errorf("scriptagent: request permission: %w", err)
+	}
+	if resp.Outcome.Selected == nil {
+		return false, errTurnCancelled
+	}
+	return resp.Outcome.Selected.OptionId == "allow", nil
+}
+
+// runExtension sends an "_" line to the client as an extension request and
+// reports the answer (or the error) as agent text, so a test can see
+// whether a proxy forwards agent-to-client methods it does not know.
+func (a *agent) runExtension(ctx context.Context, sid acp.SessionId, _ *session, line Line) error {
+	<-a.ready
+	res, err := a.conn.CallExtension(ctx, line.Tool, line.Arguments)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	out := line.Tool + " -> " + string(res)
+	if err != nil {
+		out = line.Tool + " failed: " + err.Error()
 	}
 	return a.update(ctx, sid, acp.UpdateAgentMessageText(out+"\n"))
 }

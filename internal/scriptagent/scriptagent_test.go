@@ -50,6 +50,9 @@ func TestParseLine(t *testing.T) {
 		{`echo ["not","an","object"]`, "", ""},
 		{`echo`, "", ""},
 		{`what? {}`, "", ""},
+		{`?echo {"text":"a"}`, "echo", `{"text":"a"}`},
+		{`_x/ping {}`, "_x/ping", `{}`},
+		{`? {}`, "", ""},
 		{``, "", ""},
 	}
 	for _, tt := range tests {
@@ -78,6 +81,8 @@ func FuzzParseLine(f *testing.F) {
 // client records session updates as short strings and signals each one.
 type client struct {
 	mu      sync.Mutex
+	permit  string
+	asked   []string
 	updates []string
 	seen    chan string
 }
@@ -116,8 +121,27 @@ func (c *client) got() []string {
 	return append([]string(nil), c.updates...)
 }
 
-func (c *client) RequestPermission(context.Context, acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
-	return acp.RequestPermissionResponse{}, errors.New("not expected")
+// RequestPermission answers with c.permit: an option id, or "" to cancel.
+func (c *client) RequestPermission(_ context.Context, p acp.RequestPermissionRequest) (acp.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	permit := c.permit
+	// Kept apart from updates: requests and notifications are handled on
+	// different goroutines, so their relative order here is not defined.
+	c.asked = append(c.asked, fmt.Sprintf("%s %v", *p.ToolCall.Title, p.ToolCall.RawInput))
+	c.mu.Unlock()
+	if permit == "" {
+		return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Cancelled: &acp.RequestPermissionOutcomeCancelled{Outcome: "cancelled"}}}, nil
+	}
+	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: acp.PermissionOptionId(permit)}}}, nil
+}
+
+// HandleExtensionMethod answers _test/ping with its params; other
+// extension methods are unknown.
+func (c *client) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	if method != "_test/ping" {
+		return nil, acp.NewMethodNotFound(method)
+	}
+	return map[string]json.RawMessage{"pong": params}, nil
 }
 func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
 	return acp.ReadTextFileResponse{}, errors.New("not expected")
@@ -396,5 +420,57 @@ func BenchmarkToolCallRoundTrip(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestPermissionAndExtensionLines(t *testing.T) {
+	conn, c := connect(t)
+	ctx := context.Background()
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{httpServer(t, "web")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(permit, text string) acp.StopReason {
+		t.Helper()
+		c.mu.Lock()
+		c.permit, c.updates, c.asked = permit, nil, nil
+		c.mu.Unlock()
+		resp, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: prompt(text)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StopReason
+	}
+	tests := []struct {
+		permit, prompt string
+		stop           acp.StopReason
+		want           []string
+		asked          []string
+	}{
+		{"allow", `?echo {"text":"ok"}`, acp.StopReasonEndTurn, []string{
+			"tool_call pending echo map[text:ok]", "tool_call_update in_progress",
+			"tool_call_update completed echo: ok", "text echo: ok\n"}, []string{"echo map[text:ok]"}},
+		{"reject", `?echo {"text":"no"}`, acp.StopReasonEndTurn, []string{
+			"tool_call pending echo map[text:no]",
+			"tool_call_update failed permission denied by the client", "text permission denied by the client\n"}, []string{"echo map[text:no]"}},
+		{"", "?echo {\"text\":\"stop\"}\nnot reached", acp.StopReasonCancelled, []string{
+			"tool_call pending echo map[text:stop]"}, []string{"echo map[text:stop]"}},
+		{"allow", "_test/ping {\"n\":1}\n_test/unknown {}", acp.StopReasonEndTurn, []string{
+			`text _test/ping -> {"pong":{"n":1}}` + "\n",
+			`text _test/unknown failed: {"code":-32601,"message":"Method not found","data":{"method":"_test/unknown"}}` + "\n"}, nil},
+	}
+	for _, tt := range tests {
+		if stop := run(tt.permit, tt.prompt); stop != tt.stop {
+			t.Errorf("%q: stop reason %q, want %q", tt.prompt, stop, tt.stop)
+		}
+		if diff := cmp.Diff(tt.want, c.got()); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.prompt, diff)
+		}
+		c.mu.Lock()
+		asked := c.asked
+		c.mu.Unlock()
+		if diff := cmp.Diff(tt.asked, asked); diff != "" {
+			t.Errorf("%q: permission requests (-want +got):\n%s", tt.prompt, diff)
+		}
 	}
 }
