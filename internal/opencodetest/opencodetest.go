@@ -55,6 +55,11 @@ func NewEnv(t testing.TB) *Env {
 			t.Fatal(err)
 		}
 	}
+	// Go's caches live under HOME by default; keep the real ones so a
+	// language server (gopls runs `go list`) in the sandbox starts warm.
+	for k, v := range goCaches() {
+		set[k] = v
+	}
 	for _, kv := range peers.Env() {
 		k, _, _ := strings.Cut(kv, "=")
 		if _, ok := set[k]; ok || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "OPENCODE") {
@@ -66,6 +71,31 @@ func NewEnv(t testing.TB) *Env {
 		e.Vars = append(e.Vars, k+"="+v)
 	}
 	return e
+}
+
+// goCaches returns GOPATH, GOCACHE and GOMODCACHE as the go command of the
+// calling process sees them.
+func goCaches() map[string]string {
+	out := map[string]string{}
+	gopath := os.Getenv("GOPATH")
+	if gopath == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			gopath = filepath.Join(home, "go")
+		}
+	}
+	if gopath != "" {
+		out["GOPATH"] = gopath
+		out["GOMODCACHE"] = filepath.Join(filepath.SplitList(gopath)[0], "pkg", "mod")
+	}
+	if v := os.Getenv("GOMODCACHE"); v != "" {
+		out["GOMODCACHE"] = v
+	}
+	if v := os.Getenv("GOCACHE"); v != "" {
+		out["GOCACHE"] = v
+	} else if dir, err := os.UserCacheDir(); err == nil {
+		out["GOCACHE"] = filepath.Join(dir, "go-build")
+	}
+	return out
 }
 
 // Set adds or replaces variables (KEY=VALUE) in e.Vars.

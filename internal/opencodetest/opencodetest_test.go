@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -271,4 +273,27 @@ func TestInspectorSeesTestMCPServer(t *testing.T) {
 		}
 	}
 	env.RequireNoLeftovers(t)
+}
+
+func TestEnvIsolatesHomeButKeepsGoCaches(t *testing.T) {
+	env := NewEnv(t)
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "env", "GOCACHE", "GOMODCACHE")
+	cmd.Env = env.Vars
+	inside, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(inside) != string(out) {
+		t.Errorf("go caches inside the sandbox %q, outside %q", inside, out)
+	}
+	if h := env.Home(); !strings.HasPrefix(h, env.Dir) || env.Get("XDG_CONFIG_HOME") != filepath.Join(h, ".config") {
+		t.Errorf("HOME %q, XDG_CONFIG_HOME %q not under %q", h, env.Get("XDG_CONFIG_HOME"), env.Dir)
+	}
+	if env.Get(MarkVar) != env.Mark || env.Mark == "" {
+		t.Errorf("mark %q, var %q", env.Mark, env.Get(MarkVar))
+	}
 }
