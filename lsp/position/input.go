@@ -26,8 +26,8 @@ func (d *Document) FromUser(line, column int, enc Encoding) (Position, error) {
 		focus, _ := ColumnToByte(s, column-1, UTF32)
 		text := snippet(s, focus)
 		return Position{}, &InputError{Err: ErrColumnRange, Line: line, Text: text,
-			msg: fmt.Sprintf("column %d is out of range on line %d: the line has %d characters (valid columns 1..%d): %q",
-				column, line, n, n+1, text)}
+			msg: fmt.Sprintf("column %d is out of range on line %d: the line has %d character%s (valid columns 1..%d): %q",
+				column, line, n, plural(n), n+1, text)}
 	}
 	off, _ := ColumnToByte(s, column-1, UTF32)
 	return Position{Line: uint32(line - 1), Character: uint32(ByteToColumn(s, off, enc))}, nil
@@ -56,7 +56,7 @@ func (d *Document) checkUserLine(line int) error {
 			msg: fmt.Sprintf("line %d is out of range: the file is empty (only line 1 exists)", line)}
 	}
 	return &InputError{Err: ErrLineRange, Line: line,
-		msg: fmt.Sprintf("line %d is out of range: the file has %d lines (valid lines 1..%d)", line, h, h)}
+		msg: fmt.Sprintf("line %d is out of range: the file has %d line%s (valid lines 1..%d)", line, h, plural(h), h)}
 }
 
 // ParseSymbol splits a symbol argument "name" or "name#N" (N >= 1, the N-th

@@ -267,6 +267,13 @@ func TestFromUserErrors(t *testing.T) {
 			}
 		}
 	}
+	one := NewDocumentString("x\n")
+	if _, err := one.FromUser(3, 1, UTF16); err == nil || !strings.Contains(err.Error(), "the file has 1 line (valid lines 1..1)") {
+		t.Errorf("one-line file: err = %v", err)
+	}
+	if _, err := one.FromUser(1, 3, UTF16); err == nil || !strings.Contains(err.Error(), "the line has 1 character (valid columns 1..2)") {
+		t.Errorf("one-character line: err = %v", err)
+	}
 	empty := NewDocumentString("")
 	if _, err := empty.FromUser(2, 1, UTF16); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("empty file: err = %v", err)
