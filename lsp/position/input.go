@@ -115,6 +115,18 @@ func Occurrences(line, name string) (offsets []int, boundary bool) {
 	first, _ := utf8.DecodeRuneInString(name)
 	last, _ := utf8.DecodeLastRuneInString(name)
 	checkBefore, checkAfter := isIdent(first), isIdent(last)
+	// A match must start and end between characters as the line decodes;
+	// a name with a stray byte could otherwise match inside a character.
+	var starts []bool
+	if !isASCII(line) {
+		starts = make([]bool, len(line)+1)
+		for i := 0; i < len(line); {
+			starts[i] = true
+			_, size := utf8.DecodeRuneInString(line[i:])
+			i += size
+		}
+		starts[len(line)] = true
+	}
 	var all, bounded []int
 	for i := 0; i <= len(line)-len(name); {
 		j := strings.Index(line[i:], name)
@@ -122,6 +134,10 @@ func Occurrences(line, name string) (offsets []int, boundary bool) {
 			break
 		}
 		at := i + j
+		if starts != nil && (!starts[at] || !starts[at+len(name)]) {
+			i = at + 1
+			continue
+		}
 		all = append(all, at)
 		ok := true
 		if checkBefore && at > 0 {

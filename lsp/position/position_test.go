@@ -326,6 +326,9 @@ func TestOccurrences(t *testing.T) {
 		{"aaaa", "aa", []int{0, 2}, false},
 		{"café := caféx", "café", []int{0}, true},
 		{"nothing", "zzz", nil, false},
+		{"\u074b", "\x8b", nil, false},         // a stray byte never matches inside a character
+		{"\xe6\x97x", "\x97x", []int{1}, true}, // but matches a stray byte of the line
+		{"日本 本", "本", []int{7}, true},          // 本 after 日 is inside an identifier
 	} {
 		got, b := Occurrences(tc.line, tc.name)
 		if b != tc.boundary || !equalInts(got, tc.want) {
