@@ -3,6 +3,7 @@ module github.com/acp-lsp/acp-lsp
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/coder/acp-go-sdk v0.13.5 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
