@@ -1,0 +1,94 @@
+package fakelsp
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BuildTo compiles cmd/fakelsp into dir and returns the binary's path. It
+// suits TestMain, where there is no testing.TB; the caller removes dir.
+func BuildTo(dir string) (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	pkg := filepath.Join(filepath.Dir(file), "cmd", "fakelsp")
+	bin := filepath.Join(dir, "fakelsp")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = pkg
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("fakelsp: go build: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// Build compiles cmd/fakelsp into a temporary folder of t and returns the
+// binary's path.
+func Build(t testing.TB) string {
+	t.Helper()
+	bin, err := BuildTo(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Args returns the arguments that run the binary with the script file and
+// the record file (appended to, so respawned processes share it).
+func Args(scriptPath, recordPath string) []string {
+	return []string{"-script", scriptPath, "-record", recordPath}
+}
+
+// Alive reports the live processes (pid list) whose process group is pgid,
+// read from /proc: after a client has shut a subprocess down it must be
+// empty. Zombies count as gone (their parent has yet to reap them, which
+// is not a leak of the group).
+func Alive(pgid int) ([]int, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("fakelsp: read /proc: %w", err)
+	}
+	var out []int
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		st, ok := parseStat(string(b))
+		if ok && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
+			out = append(out, pid)
+		}
+	}
+	return out, nil
+}
+
+type procStat struct {
+	state byte
+	pgrp  int
+}
+
+// parseStat reads state and pgrp from /proc/PID/stat, whose second field
+// (comm, in parentheses) may itself contain spaces and parentheses.
+func parseStat(s string) (procStat, bool) {
+	i := -1
+	for j := len(s) - 1; j >= 0; j-- {
+		if s[j] == ')' {
+			i = j
+			break
+		}
+	}
+	if i < 0 || i+2 >= len(s) {
+		return procStat{}, false
+	}
+	var st procStat
+	var ppid int
+	if _, err := fmt.Sscanf(s[i+2:], "%c %d %d", &st.state, &ppid, &st.pgrp); err != nil {
+		return procStat{}, false
+	}
+	return st, true
+}

@@ -1,0 +1,207 @@
+package fakelsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Script configures a fake server. The zero Script is a well-behaved server:
+// UTF-16 positions, full document sync, versioned push diagnostics, and
+// normal answers to every method it knows. A Script is JSON so that the
+// subprocess (cmd/fakelsp) reads the same configuration as the in-process
+// server; tests write it with WriteScript.
+type Script struct {
+	// PositionEncoding is the encoding the server picks when the client
+	// offers it in general.positionEncodings: "utf-8", "utf-16" or
+	// "utf-32". Empty or not offered: "utf-16", the LSP default.
+	PositionEncoding string `json:"positionEncoding,omitempty"`
+
+	// Diagnostics selects how diagnostics reach the client.
+	Diagnostics DiagnosticsMode `json:"diagnostics,omitempty"`
+
+	// Publish selects what the version field of pushed diagnostics says.
+	Publish PublishMode `json:"publish,omitempty"`
+
+	// PublishDelay delays every push of diagnostics after a didOpen or
+	// didChange, to exercise the client's settle window.
+	PublishDelay Duration `json:"publishDelay,omitempty"`
+
+	// DoublePublish pushes an empty diagnostics list for the same version
+	// before the real one, as some servers do when they clear and recompute.
+	DoublePublish bool `json:"doublePublish,omitempty"`
+
+	// Methods holds per-method behaviours, keyed by LSP method name
+	// ("initialize", "shutdown", "textDocument/hover", ...).
+	Methods map[string]Behavior `json:"methods,omitempty"`
+
+	// ClientRequests are server→client requests the server sends once the
+	// client says initialized, in order, each after the previous answer.
+	// Their answers are recorded (Message.Kind "response").
+	ClientRequests []ClientRequest `json:"clientRequests,omitempty"`
+
+	// Indexing, when set, makes the server report work-done progress
+	// (window/workDoneProgress/create, then $/progress begin) on
+	// initialized and end it after Indexing.Duration, or when EndIndexing
+	// is called. While indexing, hover, definition, documentSymbol and
+	// pulled diagnostics answer empty, as real servers do while loading.
+	Indexing *Indexing `json:"indexing,omitempty"`
+
+	// RefuseExit makes the server ignore the exit notification, stdin
+	// closing and SIGTERM: only SIGKILL (or, in process, Close) ends it.
+	RefuseExit bool `json:"refuseExit,omitempty"`
+
+	// Grandchild makes the subprocess start a child of its own in the same
+	// process group that sleeps until killed, so tests can prove the
+	// client ends the whole group. Ignored in process.
+	Grandchild bool `json:"grandchild,omitempty"`
+}
+
+// DiagnosticsMode says which diagnostics model the server offers.
+type DiagnosticsMode string
+
+// Diagnostics modes.
+const (
+	// DiagPush (the default) pushes textDocument/publishDiagnostics after
+	// every didOpen and didChange and offers no pull.
+	DiagPush DiagnosticsMode = "push"
+	// DiagPull offers textDocument/diagnostic statically and never pushes.
+	DiagPull DiagnosticsMode = "pull"
+	// DiagBoth pushes and offers pull.
+	DiagBoth DiagnosticsMode = "both"
+	// DiagDynamic offers no diagnostics statically; after initialized it
+	// registers textDocument/diagnostic with client/registerCapability and
+	// answers pulls from then on. It never pushes.
+	DiagDynamic DiagnosticsMode = "dynamic"
+	// DiagNone offers no diagnostics at all.
+	DiagNone DiagnosticsMode = "none"
+)
+
+// PublishMode says what version pushed diagnostics carry.
+type PublishMode string
+
+// Publish modes.
+const (
+	// PublishVersioned (the default) carries the document version the
+	// diagnostics were computed from.
+	PublishVersioned PublishMode = "versioned"
+	// PublishUnversioned omits the version.
+	PublishUnversioned PublishMode = "unversioned"
+	// PublishStale publishes, after each didChange, the diagnostics of the
+	// previous text with the previous version, and never the fresh ones:
+	// a client that trusts it reports stale results as fresh.
+	PublishStale PublishMode = "stale"
+)
+
+// Behavior is how the server treats one method. The zero Behavior answers
+// normally at once. Faults apply in this order: StopReading, Crash, Garbage,
+// floods, ContentModified/ServerCancelled, NeverAnswer, Delay, Error.
+type Behavior struct {
+	// Delay postpones the answer. A $/cancelRequest for the request during
+	// the delay is answered with RequestCancelled (-32800) unless
+	// IgnoreCancel.
+	Delay Duration `json:"delay,omitempty"`
+	// NeverAnswer drops the request.
+	NeverAnswer bool `json:"neverAnswer,omitempty"`
+	// IgnoreCancel makes $/cancelRequest for this method have no effect.
+	IgnoreCancel bool `json:"ignoreCancel,omitempty"`
+	// ContentModified answers ContentModified (-32801) to this many
+	// requests for the method, then answers normally.
+	ContentModified int `json:"contentModified,omitempty"`
+	// ServerCancelled answers ServerCancelled (-32802) to this many
+	// requests, then answers normally.
+	ServerCancelled int `json:"serverCancelled,omitempty"`
+	// Error, when non-zero, answers every request with this code and
+	// ErrorMessage.
+	Error        int    `json:"error,omitempty"`
+	ErrorMessage string `json:"errorMessage,omitempty"`
+	// Crash ends the server on receiving the request, without answering:
+	// the subprocess exits with status 2, the in-process server closes its
+	// output.
+	Crash bool `json:"crash,omitempty"`
+	// Garbage writes Garbage bytes (raw, unframed) to the output instead of
+	// answering; see GarbageHeader and GarbageBody.
+	Garbage string `json:"garbage,omitempty"`
+	// FloodProgress sends this many $/progress notifications before the
+	// answer; FloodDiagnostics this many publishDiagnostics for the
+	// request's document (same diagnostics, current version).
+	FloodProgress    int `json:"floodProgress,omitempty"`
+	FloodDiagnostics int `json:"floodDiagnostics,omitempty"`
+	// StopReading stops the server reading its input for good on receiving
+	// the request (it never answers it): the client's writes then block
+	// once the pipe is full.
+	StopReading bool `json:"stopReading,omitempty"`
+	// Times limits the faults above (not Delay) to the first Times requests
+	// for the method; 0 means every request.
+	Times int `json:"times,omitempty"`
+}
+
+// Garbage payloads for Behavior.Garbage.
+const (
+	// GarbageHeader is not an LSP header at all.
+	GarbageHeader = "this is not a header\r\n\r\n"
+	// GarbageBody is a well-formed frame whose body is not JSON.
+	GarbageBody = "Content-Length: 11\r\n\r\n{not json!}"
+)
+
+// ClientRequest is a server→client request sent after initialized.
+type ClientRequest struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Indexing configures work-done progress around a loading window.
+type Indexing struct {
+	// Duration is how long indexing lasts after initialized; 0 means until
+	// EndIndexing (in process only).
+	Duration Duration `json:"duration,omitempty"`
+	// Token is the progress token; empty means "fakelsp/indexing".
+	Token string `json:"token,omitempty"`
+}
+
+// Duration is a time.Duration that reads and writes JSON as "1.5s".
+type Duration time.Duration
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string such as "250ms".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("fakelsp: duration: %w", err)
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("fakelsp: duration: %w", err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// ReadScript reads a Script from a JSON file.
+func ReadScript(path string) (Script, error) {
+	var s Script
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, fmt.Errorf("fakelsp: read script: %w", err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("fakelsp: read script %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// WriteScript writes s to path as JSON. Rewriting the file between spawns
+// changes what the next subprocess does (e.g. crash once, then behave).
+func WriteScript(path string, s Script) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("fakelsp: write script: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("fakelsp: write script: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,640 @@
+// Package fakelsp is a fault-injecting fake language server for testing the
+// LSP client. It speaks LSP (Content-Length framing) and answers a small but
+// real language: it keeps open documents, reports a diagnostic for every line
+// containing ERROR (DiagnosticMessage), answers hover with the word under the
+// cursor, definition with the line declaring "func WORD", and documentSymbol
+// with every "func NAME" line. A Script makes it misbehave per method: delay,
+// never answer, ContentModified/ServerCancelled, crash, garbage output,
+// floods, stale or unversioned diagnostics, dynamic registration,
+// server→client requests, indexing progress, refusing to exit, not reading
+// its input.
+//
+// It runs in process (Server.Pipe, deterministic under testing/synctest) or
+// as a subprocess (Build, then run the binary with -script and -record) for
+// process-level faults. Everything it receives is recorded (Server.Received,
+// Server.Wait, or ReadRecord on the subprocess's record file).
+package fakelsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Errors Serve returns for the ways a session ends.
+var (
+	// ErrCrashed: a Behavior with Crash fired.
+	ErrCrashed = errors.New("fakelsp: crashed on purpose")
+	// ErrExitWithoutShutdown: exit arrived before shutdown (LSP says exit
+	// status 1).
+	ErrExitWithoutShutdown = errors.New("fakelsp: exit without shutdown")
+)
+
+// LSP error codes the server answers with.
+const (
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeParseError       = -32700
+	CodeRequestCancelled = -32800
+	CodeContentModified  = -32801
+	CodeServerCancelled  = -32802
+)
+
+// Server is one fake language server session. Its methods are safe for
+// concurrent use; Serve runs once.
+type Server struct {
+	script Script
+	record io.Writer // may be nil; written under mu
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced whenever received grows
+	received []Message
+	docs     map[string]*document
+	counts   map[string]int
+	enc      string
+	shutdown bool
+	indexing bool
+	pullOK   bool                     // pull diagnostics registered (dynamic)
+	cancels  map[string]chan struct{} // pending delayed requests by id
+	answers  map[string]chan Message  // server→client requests by id
+	nextID   int
+
+	endIndexing     chan struct{}
+	endIndexingOnce sync.Once
+
+	wmu sync.Mutex
+	w   io.Writer
+}
+
+// New returns a server following script. If record is not nil, every
+// received message is also written to it as one JSON line.
+func New(script Script, record io.Writer) *Server {
+	return &Server{
+		script:      script,
+		record:      record,
+		changed:     make(chan struct{}),
+		docs:        map[string]*document{},
+		counts:      map[string]int{},
+		enc:         "utf-16",
+		cancels:     map[string]chan struct{}{},
+		answers:     map[string]chan Message{},
+		endIndexing: make(chan struct{}),
+	}
+}
+
+// Received returns a copy of what the server has received so far.
+func (s *Server) Received() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.received...)
+}
+
+// Wait blocks until cond holds for the messages received so far (cond is
+// called again after every new message) or ctx ends. It never polls, so it
+// is durably blocking under testing/synctest.
+func (s *Server) Wait(ctx context.Context, cond func([]Message) bool) ([]Message, error) {
+	for {
+		s.mu.Lock()
+		msgs := append([]Message(nil), s.received...)
+		ch := s.changed
+		s.mu.Unlock()
+		if cond(msgs) {
+			return msgs, nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return msgs, ctx.Err()
+		}
+	}
+}
+
+// EndIndexing ends the indexing window now (Script.Indexing).
+func (s *Server) EndIndexing() { s.endIndexingOnce.Do(func() { close(s.endIndexing) }) }
+
+// Encoding returns the negotiated position encoding.
+func (s *Server) Encoding() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enc
+}
+
+// Pipe serves on an in-memory connection and returns the client's end.
+// Closing the client's end ends the session; done receives Serve's result
+// once every goroutine of the server has finished.
+func (s *Server) Pipe(ctx context.Context) (client io.ReadWriteCloser, done <-chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ch := make(chan error, 1)
+	go func() { ch <- s.Serve(ctx, inR, outW) }()
+	return pipeEnd{outR, inW}, ch
+}
+
+type pipeEnd struct {
+	*io.PipeReader
+	w *io.PipeWriter
+}
+
+func (p pipeEnd) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipeEnd) Close() error {
+	p.w.Close()
+	return p.PipeReader.Close()
+}
+
+type wireMsg struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// errStopReading and errExit end the read loop in special ways.
+var (
+	errStopReading = errors.New("stop reading")
+	errExit        = errors.New("exit")
+	errRefuse      = errors.New("refuse exit")
+)
+
+// Serve reads requests from r and writes answers to w until the client
+// sends exit (nil, or ErrExitWithoutShutdown), r ends, a Crash fires
+// (ErrCrashed) or ctx ends. It closes r and w before returning and returns
+// only after every goroutine it started has finished. With RefuseExit or a
+// StopReading fault it keeps the session open until ctx ends.
+func (s *Server) Serve(ctx context.Context, r io.ReadCloser, w io.WriteCloser) error {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	s.w = w
+	stop := context.AfterFunc(ctx, func() { r.Close(); w.Close() })
+	defer func() {
+		cancel()
+		stop()
+		r.Close()
+		w.Close()
+		wg.Wait()
+	}()
+	br := bufio.NewReader(r)
+	refused := false
+	for {
+		body, err := readFrame(br)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if refused || s.script.RefuseExit {
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		switch err := s.handle(ctx, &wg, body); {
+		case err == nil:
+		case errors.Is(err, errStopReading):
+			<-ctx.Done()
+			return ctx.Err()
+		case errors.Is(err, errRefuse):
+			refused = true
+		case errors.Is(err, errExit):
+			s.mu.Lock()
+			down := s.shutdown
+			s.mu.Unlock()
+			if !down {
+				return ErrExitWithoutShutdown
+			}
+			return nil
+		default:
+			return err
+		}
+	}
+}
+
+func (s *Server) add(m Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.received = append(s.received, m)
+	if s.record != nil {
+		b, _ := json.Marshal(m)
+		s.record.Write(append(b, '\n'))
+	}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *Server) write(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return writeFrame(s.w, b)
+}
+
+func (s *Server) writeRaw(b string) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	io.WriteString(s.w, b)
+}
+
+func (s *Server) notify(method string, params any) error {
+	return s.write(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+func (s *Server) reply(id json.RawMessage, result any) error {
+	if result == nil {
+		result = json.RawMessage("null")
+	}
+	return s.write(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func (s *Server) replyError(id json.RawMessage, code int, msg string) error {
+	return s.write(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+}
+
+// call sends a server→client request and waits for its answer.
+func (s *Server) call(ctx context.Context, method string, params any) (Message, error) {
+	s.mu.Lock()
+	s.nextID++
+	id := strconv.Itoa(s.nextID)
+	ch := make(chan Message, 1)
+	s.answers[id] = ch
+	s.mu.Unlock()
+	if params == nil {
+		params = json.RawMessage("null")
+	}
+	if err := s.write(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params}); err != nil {
+		return Message{}, err
+	}
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
+
+func (s *Server) handle(ctx context.Context, wg *sync.WaitGroup, body []byte) error {
+	var m wireMsg
+	if err := json.Unmarshal(body, &m); err != nil {
+		raw, _ := json.Marshal(string(body))
+		s.add(Message{Kind: "invalid", Params: raw})
+		return s.replyError(json.RawMessage("null"), CodeParseError, "fakelsp: parse error: "+err.Error())
+	}
+	switch {
+	case m.Method == "" && m.ID != nil:
+		s.mu.Lock()
+		ch := s.answers[string(m.ID)]
+		delete(s.answers, string(m.ID))
+		s.mu.Unlock()
+		msg := Message{Kind: "response", ID: m.ID, Result: m.Result, Error: m.Error}
+		if ch != nil {
+			ch <- msg
+		}
+		s.add(msg)
+		return nil
+	case m.ID == nil:
+		s.add(Message{Kind: "notification", Method: m.Method, Params: m.Params})
+		return s.notification(ctx, wg, m)
+	}
+	s.add(Message{Kind: "request", ID: m.ID, Method: m.Method, Params: m.Params})
+	return s.request(ctx, wg, m)
+}
+
+func (s *Server) request(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
+	b := s.script.Methods[m.Method]
+	s.mu.Lock()
+	s.counts[m.Method]++
+	n := s.counts[m.Method]
+	s.mu.Unlock()
+	faulty := b.Times == 0 || n <= b.Times
+	if faulty {
+		switch {
+		case b.StopReading:
+			return errStopReading
+		case b.Crash:
+			return ErrCrashed
+		case b.Garbage != "":
+			s.writeRaw(b.Garbage)
+			return nil
+		}
+		if err := s.flood(m, b); err != nil {
+			return err
+		}
+	}
+	var answer func() error
+	switch {
+	case n <= b.ContentModified:
+		answer = func() error { return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified") }
+	case n <= b.ContentModified+b.ServerCancelled:
+		answer = func() error { return s.replyError(m.ID, CodeServerCancelled, "fakelsp: server cancelled") }
+	case faulty && b.NeverAnswer:
+		return nil
+	case b.Error != 0:
+		answer = func() error { return s.replyError(m.ID, b.Error, b.ErrorMessage) }
+	default:
+		result, code, msg := s.answer(ctx, wg, m)
+		if code != 0 {
+			answer = func() error { return s.replyError(m.ID, code, msg) }
+		} else {
+			answer = func() error { return s.reply(m.ID, result) }
+		}
+	}
+	if b.Delay <= 0 {
+		return answer()
+	}
+	cancelled := make(chan struct{})
+	if !b.IgnoreCancel {
+		s.mu.Lock()
+		s.cancels[string(m.ID)] = cancelled
+		s.mu.Unlock()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(time.Duration(b.Delay))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			s.dropCancel(m.ID)
+			answer()
+		case <-cancelled:
+			s.replyError(m.ID, CodeRequestCancelled, "fakelsp: request cancelled")
+		case <-ctx.Done():
+		}
+	}()
+	return nil
+}
+
+func (s *Server) dropCancel(id json.RawMessage) {
+	s.mu.Lock()
+	delete(s.cancels, string(id))
+	s.mu.Unlock()
+}
+
+func (s *Server) flood(m wireMsg, b Behavior) error {
+	if b.FloodProgress > 0 {
+		tok := "fakelsp/flood"
+		if err := s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "flood"}}); err != nil {
+			return err
+		}
+		for i := range b.FloodProgress {
+			if err := s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "report", "message": strconv.Itoa(i)}}); err != nil {
+				return err
+			}
+		}
+		if err := s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "end"}}); err != nil {
+			return err
+		}
+	}
+	if b.FloodDiagnostics > 0 {
+		uri := docURI(m.Params)
+		if uri == "" {
+			uri = "file:///fakelsp/flood"
+		}
+		s.mu.Lock()
+		var diags []diagnostic
+		version := 0
+		if d := s.docs[uri]; d != nil {
+			diags, version = diagnosticsFor(s.enc, d.text), d.version
+		}
+		s.mu.Unlock()
+		for range b.FloodDiagnostics {
+			if err := s.publish(uri, version, diags); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func docURI(params json.RawMessage) string {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	json.Unmarshal(params, &p)
+	return p.TextDocument.URI
+}
+
+func (s *Server) publish(uri string, version int, diags []diagnostic) error {
+	if diags == nil {
+		diags = []diagnostic{}
+	}
+	p := map[string]any{"uri": uri, "diagnostics": diags}
+	if s.script.Publish != PublishUnversioned && version != 0 {
+		p["version"] = version
+	}
+	return s.notify("textDocument/publishDiagnostics", p)
+}
+
+func (s *Server) pushes() bool {
+	d := s.script.Diagnostics
+	return d == "" || d == DiagPush || d == DiagBoth
+}
+
+// schedulePush publishes diagnostics for one state of a document, after
+// PublishDelay if any.
+func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri string, version int, text string) error {
+	if !s.pushes() {
+		return nil
+	}
+	s.mu.Lock()
+	enc := s.enc
+	s.mu.Unlock()
+	diags := diagnosticsFor(enc, text)
+	send := func() error {
+		if s.script.DoublePublish {
+			if err := s.publish(uri, version, nil); err != nil {
+				return err
+			}
+		}
+		return s.publish(uri, version, diags)
+	}
+	if s.script.PublishDelay <= 0 {
+		return send()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(time.Duration(s.script.PublishDelay))
+		defer t.Stop()
+		select {
+		case <-t.C:
+			send()
+		case <-ctx.Done():
+		}
+	}()
+	return nil
+}
+
+type textDocumentItem struct {
+	URI     string `json:"uri"`
+	Version int    `json:"version"`
+	Text    string `json:"text"`
+}
+
+func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
+	switch m.Method {
+	case "exit":
+		if s.script.RefuseExit {
+			return errRefuse
+		}
+		return errExit
+	case "initialized":
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.afterInitialized(ctx)
+		}()
+	case "$/cancelRequest":
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(m.Params, &p)
+		s.mu.Lock()
+		ch := s.cancels[string(p.ID)]
+		delete(s.cancels, string(p.ID))
+		s.mu.Unlock()
+		if ch != nil {
+			close(ch)
+		}
+	case "textDocument/didOpen":
+		var p struct {
+			TextDocument textDocumentItem `json:"textDocument"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return nil
+		}
+		d := p.TextDocument
+		s.mu.Lock()
+		s.docs[d.URI] = &document{uri: d.URI, version: d.Version, text: d.Text}
+		s.mu.Unlock()
+		return s.schedulePush(ctx, wg, d.URI, d.Version, d.Text)
+	case "textDocument/didChange":
+		var p struct {
+			TextDocument   textDocumentItem `json:"textDocument"`
+			ContentChanges []struct {
+				Range *lspRange `json:"range"`
+				Text  string    `json:"text"`
+			} `json:"contentChanges"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return nil
+		}
+		s.mu.Lock()
+		d := s.docs[p.TextDocument.URI]
+		if d == nil {
+			s.mu.Unlock()
+			return nil
+		}
+		oldVersion, oldText := d.version, d.text
+		for _, c := range p.ContentChanges {
+			if c.Range == nil {
+				d.text = c.Text
+				continue
+			}
+			a, b := offset(s.enc, d.text, c.Range.Start), offset(s.enc, d.text, c.Range.End)
+			if b < a {
+				a, b = b, a
+			}
+			d.text = d.text[:a] + c.Text + d.text[b:]
+		}
+		d.version = p.TextDocument.Version
+		version, text := d.version, d.text
+		s.mu.Unlock()
+		if s.script.Publish == PublishStale {
+			return s.schedulePush(ctx, wg, d.uri, oldVersion, oldText)
+		}
+		return s.schedulePush(ctx, wg, d.uri, version, text)
+	case "textDocument/didClose":
+		uri := docURI(m.Params)
+		s.mu.Lock()
+		delete(s.docs, uri)
+		s.mu.Unlock()
+		if s.pushes() {
+			return s.publish(uri, 0, nil)
+		}
+	}
+	return nil
+}
+
+func (s *Server) indexToken() string {
+	if s.script.Indexing != nil && s.script.Indexing.Token != "" {
+		return s.script.Indexing.Token
+	}
+	return "fakelsp/indexing"
+}
+
+// afterInitialized runs the server→client traffic a real server starts
+// once initialized: dynamic registration, indexing progress, scripted
+// requests.
+func (s *Server) afterInitialized(ctx context.Context) {
+	if s.script.Diagnostics == DiagDynamic {
+		ans, err := s.call(ctx, "client/registerCapability", map[string]any{
+			"registrations": []any{map[string]any{
+				"id":     "fakelsp/diagnostic",
+				"method": "textDocument/diagnostic",
+				"registerOptions": map[string]any{
+					"documentSelector":      nil,
+					"identifier":            "fakelsp",
+					"interFileDependencies": false,
+					"workspaceDiagnostics":  false,
+				},
+			}},
+		})
+		if err != nil {
+			return
+		}
+		if ans.Error == nil {
+			s.mu.Lock()
+			s.pullOK = true
+			s.mu.Unlock()
+		}
+	}
+	var indexEnd <-chan time.Time
+	if ix := s.script.Indexing; ix != nil {
+		tok := s.indexToken()
+		if _, err := s.call(ctx, "window/workDoneProgress/create", map[string]any{"token": tok}); err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.indexing = true
+		s.mu.Unlock()
+		if s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}}) != nil {
+			return
+		}
+		if ix.Duration > 0 {
+			t := time.NewTimer(time.Duration(ix.Duration))
+			defer t.Stop()
+			indexEnd = t.C
+		}
+	}
+	for _, r := range s.script.ClientRequests {
+		if _, err := s.call(ctx, r.Method, r.Params); err != nil {
+			return
+		}
+	}
+	if s.script.Indexing == nil {
+		return
+	}
+	select {
+	case <-indexEnd:
+	case <-s.endIndexing:
+	case <-ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	s.indexing = false
+	s.mu.Unlock()
+	s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}})
+}
