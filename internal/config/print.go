@@ -1,0 +1,154 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Format renders the effective configuration as TOML, each value followed by
+// a comment saying where it came from, for `acp-lsp config`.
+func (l *Loaded) Format() string {
+	var b strings.Builder
+	rv := reflect.ValueOf(l.Config)
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		tag := f.Tag.Get("toml")
+		if tag == "servers" {
+			continue
+		}
+		fmt.Fprintf(&b, "[%s]\n", tag)
+		l.formatTable(&b, rv.Field(i), tag)
+		b.WriteString("\n")
+	}
+	names := make([]string, 0, len(l.Config.Servers))
+	for n := range l.Config.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		b.WriteString("# [servers.NAME]: none configured; built-in servers apply (see 'acp-lsp doctor')\n")
+	}
+	for _, n := range names {
+		prefix := "servers." + quoteKey(n)
+		fmt.Fprintf(&b, "[%s]\n", prefix)
+		l.formatTable(&b, reflect.ValueOf(l.Config.Servers[n]), "servers."+n)
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func (l *Loaded) formatTable(b *strings.Builder, rv reflect.Value, key string) {
+	rt := rv.Type()
+	server := strings.HasPrefix(key, "servers.")
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		tag := f.Tag.Get("toml")
+		fv := rv.Field(i)
+		k := key + "." + tag
+		if f.Type.Kind() == reflect.Struct {
+			var parts []string
+			var srcs []string
+			for j := range f.Type.NumField() {
+				sf := f.Type.Field(j)
+				if server && fv.Field(j).IsZero() {
+					continue
+				}
+				st := sf.Tag.Get("toml")
+				parts = append(parts, quoteKey(st)+" = "+formatValue(fv.Field(j).Interface()))
+				srcs = append(srcs, l.Source(k+"."+st).String())
+			}
+			if len(parts) > 0 {
+				line := fmt.Sprintf("%s = { %s }", tag, strings.Join(parts, ", "))
+				fmt.Fprintf(b, "%-44s # %s\n", line, strings.Join(uniq(srcs), ", "))
+			}
+			continue
+		}
+		if server && fv.IsZero() {
+			continue
+		}
+		line := quoteKey(tag) + " = " + formatValue(fv.Interface())
+		fmt.Fprintf(b, "%-44s # %s\n", line, l.Source(k))
+	}
+}
+
+func uniq(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if len(out) == 0 || out[len(out)-1] != x {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func quoteKey(k string) string {
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
+}
+
+// formatValue writes v as a TOML value.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case time.Duration:
+		return strconv.Quote(x.String())
+	case bool, int, int64:
+		return fmt.Sprint(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []string:
+		parts := make([]string, len(x))
+		for i, s := range x {
+			parts[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case []map[string]any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, s := range x {
+			m[k] = s
+		}
+		return formatValue(m)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = quoteKey(k) + " = " + formatValue(x[k])
+		}
+		if len(parts) == 0 {
+			return "{}"
+		}
+		return "{ " + strings.Join(parts, ", ") + " }"
+	case fmt.Stringer:
+		return x.String()
+	}
+	return fmt.Sprint(v)
+}

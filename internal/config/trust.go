@@ -1,0 +1,191 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// TrustState is a project file's standing in the trust store.
+type TrustState int
+
+const (
+	// TrustNoFile means the workspace has no project file.
+	TrustNoFile TrustState = iota
+	// Untrusted means the file was never trusted.
+	Untrusted
+	// TrustChanged means the file was trusted but its content changed since.
+	TrustChanged
+	// Trusted means the file's current content was trusted.
+	Trusted
+)
+
+func (s TrustState) String() string {
+	switch s {
+	case Untrusted:
+		return "untrusted"
+	case TrustChanged:
+		return "changed since trusted"
+	case Trusted:
+		return "trusted"
+	}
+	return "no project file"
+}
+
+// TrustStore records which project files the user trusts, by absolute path
+// and the sha256 of their content, in trusted.json under the state
+// directory. Writes replace the file atomically; two concurrent writers
+// may lose one update but never corrupt the store.
+type TrustStore struct {
+	path string
+}
+
+// NewTrustStore returns the store in stateDir (see StateDir).
+func NewTrustStore(stateDir string) *TrustStore {
+	return &TrustStore{path: filepath.Join(stateDir, "trusted.json")}
+}
+
+// Path returns the store's file.
+func (s *TrustStore) Path() string { return s.path }
+
+// TrustEntry is one trusted file.
+type TrustEntry struct {
+	// SHA256 is the hex digest of the trusted content.
+	SHA256 string `json:"sha256"`
+	// TrustedAt is when the user trusted it.
+	TrustedAt time.Time `json:"trusted_at"`
+}
+
+type trustFile struct {
+	Version int                   `json:"version"`
+	Files   map[string]TrustEntry `json:"files"`
+}
+
+func (s *TrustStore) read() (trustFile, error) {
+	tf := trustFile{Version: 1, Files: map[string]TrustEntry{}}
+	data, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tf, nil
+	}
+	if err != nil {
+		return tf, fmt.Errorf("config: read trust store: %w", err)
+	}
+	if err := json.Unmarshal(data, &tf); err != nil {
+		return tf, fmt.Errorf("config: trust store %s is corrupt (delete it and trust again): %w", s.path, err)
+	}
+	if tf.Files == nil {
+		tf.Files = map[string]TrustEntry{}
+	}
+	return tf, nil
+}
+
+func (s *TrustStore) write(tf trustFile) error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("config: write trust store: %w", err)
+	}
+	data, err := json.MarshalIndent(tf, "", "  ")
+	if err != nil {
+		return fmt.Errorf("config: write trust store: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".trusted-*.json")
+	if err != nil {
+		return fmt.Errorf("config: write trust store: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("config: write trust store: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("config: write trust store: %w", err)
+	}
+	return nil
+}
+
+// canonical returns the absolute, symlink-resolved path of file, so that a
+// trust decision cannot be reused through another name.
+func canonical(file string) (string, error) {
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return "", err
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r, nil
+	}
+	return abs, nil
+}
+
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Check reports whether file with the given content is trusted.
+func (s *TrustStore) Check(file string, content []byte) (TrustState, error) {
+	key, err := canonical(file)
+	if err != nil {
+		return Untrusted, fmt.Errorf("config: check trust: %w", err)
+	}
+	tf, err := s.read()
+	if err != nil {
+		return Untrusted, err
+	}
+	e, ok := tf.Files[key]
+	switch {
+	case !ok:
+		return Untrusted, nil
+	case e.SHA256 != digest(content):
+		return TrustChanged, nil
+	}
+	return Trusted, nil
+}
+
+// Trust records file's current content as trusted and returns its digest.
+func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
+	key, err := canonical(file)
+	if err != nil {
+		return "", fmt.Errorf("config: trust: %w", err)
+	}
+	data, err := os.ReadFile(key)
+	if err != nil {
+		return "", fmt.Errorf("config: trust: %w", err)
+	}
+	tf, err := s.read()
+	if err != nil {
+		return "", err
+	}
+	sum := digest(data)
+	tf.Files[key] = TrustEntry{SHA256: sum, TrustedAt: now.UTC()}
+	return sum, s.write(tf)
+}
+
+// Revoke forgets file; it reports whether it was trusted.
+func (s *TrustStore) Revoke(file string) (bool, error) {
+	key, err := canonical(file)
+	if err != nil {
+		return false, fmt.Errorf("config: revoke trust: %w", err)
+	}
+	tf, err := s.read()
+	if err != nil {
+		return false, err
+	}
+	if _, ok := tf.Files[key]; !ok {
+		return false, nil
+	}
+	delete(tf.Files, key)
+	return true, s.write(tf)
+}
+
+// List returns every trusted file and its entry.
+func (s *TrustStore) List() (map[string]TrustEntry, error) {
+	tf, err := s.read()
+	return tf.Files, err
+}
