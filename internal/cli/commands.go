@@ -5,5 +5,9 @@ func commands() []Command {
 	return []Command{
 		&versionCmd{},
 		&agentCmd{},
+		&mcpBridgeCmd{},
+		&runCmd{},
+		&proxyCmd{},
+		&conductorCmd{},
 	}
 }

@@ -1,0 +1,239 @@
+package conductor
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// ProxyConn is the proxy side of the proxy-chain protocol on the one
+// connection to an external conductor. It presents that connection as the
+// two ends of a chain: Client (messages from and to the conductor's
+// predecessor, unwrapped) and Successor (messages to and from the next
+// component, carried in successor envelopes).
+//
+// It accepts both method families on input and answers in the family it
+// was initialized with. The id spaces of requests it sends toward the
+// client and toward the successor share the connection, so ids are kept
+// as they are unless they collide; $/cancel_request is translated per hop
+// and never wrapped.
+type ProxyConn struct {
+	s   *proxy.Stream
+	log *slog.Logger
+
+	famMu  sync.Mutex
+	family Family
+
+	out *outIDs // requests we sent to the conductor
+	in  inIDs   // requests the conductor sent us, by side
+
+	ch      [2]chan *proxy.Message
+	readErr error
+	done    chan struct{}
+	once    sync.Once
+	closed  chan struct{}
+}
+
+// NewProxyConn returns a ProxyConn over r and w. The family defaults to
+// FamilyPlain until an initialize method says otherwise.
+func NewProxyConn(r io.Reader, w io.Writer, log *slog.Logger, maxLine int) *ProxyConn {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &ProxyConn{
+		s:      proxy.NewStream(r, w, proxy.StreamOptions{Name: "conductor", MaxLine: maxLine, ReplyParseErrors: true, Logger: log}),
+		log:    log,
+		family: FamilyPlain,
+		out:    newOutIDs(),
+		ch:     [2]chan *proxy.Message{make(chan *proxy.Message, 64), make(chan *proxy.Message, 64)},
+		done:   make(chan struct{}),
+		closed: make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+// Family returns the family the conductor initialized this proxy with.
+func (c *ProxyConn) Family() Family {
+	c.famMu.Lock()
+	defer c.famMu.Unlock()
+	return c.family
+}
+
+// Client returns the chain end facing the client.
+func (c *ProxyConn) Client() proxy.Endpoint { return &pcEnd{c, sideClient} }
+
+// Successor returns the chain end facing the successor.
+func (c *ProxyConn) Successor() proxy.Endpoint { return &pcEnd{c, sideAgent} }
+
+// Wait blocks until the reader has stopped (after Close or the end of
+// input).
+func (c *ProxyConn) Wait() { <-c.done }
+
+func (c *ProxyConn) deliver(s side, m *proxy.Message) bool {
+	select {
+	case c.ch[s] <- m:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+func (c *ProxyConn) readLoop() {
+	defer close(c.done)
+	defer close(c.ch[sideClient])
+	defer close(c.ch[sideAgent])
+	for {
+		m, err := c.s.Read()
+		if err != nil {
+			c.readErr = err
+			return
+		}
+		if !c.dispatch(m) {
+			return
+		}
+	}
+}
+
+func (c *ProxyConn) dispatch(m *proxy.Message) bool {
+	switch m.Kind {
+	case proxy.KindResponse:
+		e, ok := c.out.take(m.ID)
+		if !ok {
+			c.log.Warn("conductor answered an unknown request", "id", string(m.ID))
+			return true
+		}
+		if string(e.orig) != string(m.ID) {
+			nm, err := m.WithID(e.orig)
+			if err != nil {
+				c.log.Error("restoring a response id", "err", err)
+				return true
+			}
+			m = nm
+		}
+		// An answer from the client travels down; one from the successor up.
+		return c.deliver(e.side, m)
+	case proxy.KindRequest, proxy.KindNotification:
+		fam, isInit, isSucc := familyOf(m.Method)
+		switch {
+		case isInit:
+			if m.Kind != proxy.KindRequest {
+				return true
+			}
+			c.famMu.Lock()
+			c.family = fam
+			c.famMu.Unlock()
+			c.in.set(m.ID, sideClient)
+			return c.deliver(sideClient, proxy.NewRequest(m.ID, "initialize", m.Params()))
+		case isSucc:
+			inner, err := unwrap(m)
+			if err != nil {
+				c.log.Warn("bad successor message", "err", err)
+				if m.Kind == proxy.KindRequest {
+					c.writeOut(proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
+				}
+				return true
+			}
+			if inner.Kind == proxy.KindRequest {
+				c.in.set(m.ID, sideAgent)
+			}
+			return c.deliver(sideAgent, inner)
+		case m.Method == proxy.MethodCancelRequest:
+			// Hop-scoped: route to the side the cancelled request came from.
+			s := sideClient
+			if p := m.Params(); p != nil {
+				if id, ok := proxy.GetPath(p, "requestId"); ok {
+					if got, ok := c.in.get(id); ok {
+						s = got
+					}
+				}
+			}
+			return c.deliver(s, m)
+		default:
+			if m.Kind == proxy.KindRequest {
+				c.in.set(m.ID, sideClient)
+			}
+			return c.deliver(sideClient, m)
+		}
+	}
+	return true
+}
+
+func (c *ProxyConn) writeOut(m *proxy.Message) error {
+	if err := c.s.Write(m); err != nil {
+		return err
+	}
+	return c.s.Flush()
+}
+
+// write sends m from the given chain end to the conductor.
+func (c *ProxyConn) write(s side, m *proxy.Message) error {
+	switch m.Kind {
+	case proxy.KindResponse:
+		c.in.del(m.ID)
+		return c.writeOut(m)
+	case proxy.KindRequest:
+		wire := c.out.add(s, m.ID)
+		if s == sideAgent {
+			return c.writeOut(wrap(c.Family(), wire, m))
+		}
+		if string(wire) != string(m.ID) {
+			nm, err := m.WithID(wire)
+			if err != nil {
+				return err
+			}
+			m = nm
+		}
+		return c.writeOut(m)
+	default:
+		if m.Method == proxy.MethodCancelRequest {
+			id, ok := proxy.GetPath(m.Params(), "requestId")
+			if !ok {
+				return nil
+			}
+			wire, ok := c.out.wireOf(s, id)
+			if !ok {
+				return nil
+			}
+			return c.writeOut(proxy.NewNotification(proxy.MethodCancelRequest, cancelParams(wire)))
+		}
+		if s == sideAgent {
+			return c.writeOut(wrap(c.Family(), nil, m))
+		}
+		return c.writeOut(m)
+	}
+}
+
+// Close closes the connection; both ends report the end of input.
+func (c *ProxyConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return c.s.Close()
+}
+
+type pcEnd struct {
+	c *ProxyConn
+	s side
+}
+
+func (e *pcEnd) Read() (*proxy.Message, error) {
+	m, ok := <-e.c.ch[e.s]
+	if !ok {
+		<-e.c.done
+		err := e.c.readErr
+		if err == nil || errors.Is(err, io.EOF) {
+			if e.s == sideAgent {
+				return nil, errors.New("the conductor closed the connection")
+			}
+			return nil, io.EOF
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+func (e *pcEnd) Write(m *proxy.Message) error { return e.c.write(e.s, m) }
+
+func (e *pcEnd) Close() error { return e.c.Close() }

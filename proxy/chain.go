@@ -1,0 +1,434 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+)
+
+// Component is one stage of a chain client ⇄ [components…] ⇄ agent. It sees
+// every message that reaches its position and decides what travels on: the
+// same message, a changed one, an answer, or nothing.
+//
+// Contracts:
+//   - FromClient is called for messages traveling toward the agent, FromAgent
+//     for messages traveling toward the client. Calls for one direction are
+//     made one at a time, in wire order; the two directions run concurrently.
+//   - To keep order, a handler that passes a message on (Hop.ToAgent,
+//     Hop.ToClient, possibly with a changed message) does so before it
+//     returns. Sends never block on the peer: they queue.
+//   - A handler may take a request and answer it later (Hop.Reply, from any
+//     goroutine), e.g. after a slow language-server call; the pipeline does
+//     not wait. ctx of a request lives until the request is answered or
+//     passed on, and is cancelled when the sender cancels it
+//     ($/cancel_request) or the chain stops.
+//   - A handler must not block waiting for Hop.CallAgent/CallClient: the
+//     answer travels through the direction the handler is holding up. Call
+//     from another goroutine.
+//   - Responses to requests the component passed on are delivered to the
+//     handler of the direction they travel in, with Message.Method set to
+//     the request's method, so the component can change results (e.g. the
+//     initialize response). Responses to requests the component originated
+//     with Call* go to the caller, not to the handler.
+//   - $/cancel_request for a request the component passed on is translated
+//     and passed on by the chain itself; for a request the component took,
+//     the request's ctx is cancelled and the notification is then delivered
+//     to the handler (the component answers the request, typically with
+//     -32800).
+type Component interface {
+	// Name names the component in logs and traces.
+	Name() string
+	// FromClient handles a message traveling from the client toward the agent.
+	FromClient(ctx context.Context, hop *Hop, m *Message)
+	// FromAgent handles a message traveling from the agent toward the client.
+	FromAgent(ctx context.Context, hop *Hop, m *Message)
+}
+
+// Runner is implemented by components that need a goroutine for the life of
+// the chain (e.g. to read from a child process). Run is called once when the
+// chain starts; ctx is cancelled when the chain stops. A non-nil error other
+// than ctx's stops the chain.
+type Runner interface {
+	Run(ctx context.Context, hop *Hop) error
+}
+
+// Identity is the component that passes everything on unchanged.
+type Identity struct{}
+
+// Name implements Component.
+func (Identity) Name() string { return "identity" }
+
+// FromClient implements Component.
+func (Identity) FromClient(_ context.Context, hop *Hop, m *Message) { hop.ToAgent(m) }
+
+// FromAgent implements Component.
+func (Identity) FromAgent(_ context.Context, hop *Hop, m *Message) { hop.ToClient(m) }
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string {
+	return "jsonrpc error " + strconv.Itoa(e.Code) + ": " + e.Message
+}
+
+// JSON-RPC error codes used on the wire.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeRequestCancelled = -32800
+)
+
+// ErrChainClosed is returned by Call* when the chain stops before the answer.
+var ErrChainClosed = errors.New("chain closed")
+
+// direction of travel.
+type direction uint8
+
+const (
+	down direction = iota // toward the agent
+	up                    // toward the client
+)
+
+func (d direction) String() string {
+	if d == down {
+		return "to-agent"
+	}
+	return "to-client"
+}
+
+// pending is a request a node sent and whose answer it awaits.
+type pending struct {
+	orig   json.RawMessage // id as the sender of the request used it
+	method string
+	waiter chan *Message // non-nil for Call*
+}
+
+// half is a node's state for requests it sends in one direction.
+type half struct {
+	pending map[string]*pending        // wire id → request
+	fwd     map[string]json.RawMessage // orig id → wire id (passed-on requests)
+	in      map[string]*incoming       // requests received traveling this way, not yet answered
+	sendMu  sync.Mutex                 // keeps registration and enqueueing in call order
+}
+
+type incoming struct {
+	cancel context.CancelFunc
+}
+
+// node is one position in the chain: an end (client or agent transport) or
+// a component.
+type node struct {
+	c    *Chain
+	idx  int
+	name string
+	comp Component
+	hop  *Hop
+	q    [2]*queue // q[down]: messages arriving from the client side
+	mu   sync.Mutex
+	h    [2]half // h[down]: requests sent toward the agent
+}
+
+// Hop is a component's handle on the chain at its position. Its methods
+// are safe for concurrent use; messages sent in one direction travel in the
+// order of the calls.
+type Hop struct {
+	n *node
+}
+
+// Name returns the component's name.
+func (h *Hop) Name() string { return h.n.name }
+
+// Logger returns the chain's logger, tagged with the component's name.
+func (h *Hop) Logger() *slog.Logger { return h.n.c.log.With("hop", h.n.name) }
+
+// ToAgent sends m on toward the agent: a request or notification passed on
+// or originated, or the answer to a request that came from the agent side.
+func (h *Hop) ToAgent(m *Message) { h.n.send(down, m) }
+
+// ToClient sends m on toward the client.
+func (h *Hop) ToClient(m *Message) { h.n.send(up, m) }
+
+// Reply answers req (a request the component received) with result,
+// toward the side it came from.
+func (h *Hop) Reply(req *Message, result json.RawMessage) {
+	h.n.send(h.n.replyDir(req), NewResponse(req.ID, result))
+}
+
+// ReplyError answers req with a JSON-RPC error toward the side it came from.
+func (h *Hop) ReplyError(req *Message, code int, message string, data any) {
+	h.n.send(h.n.replyDir(req), NewErrorResponse(req.ID, code, message, data))
+}
+
+// CallAgent sends a request originated by the component toward the agent
+// and waits for the answer. Its id is allocated on this hop, so it never
+// collides with ids of requests passed on. If ctx ends first,
+// $/cancel_request is sent and ctx's error returned. A JSON-RPC error
+// answer is returned as *Error.
+func (h *Hop) CallAgent(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return h.n.call(ctx, down, method, params)
+}
+
+// CallClient is CallAgent toward the client.
+func (h *Hop) CallClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return h.n.call(ctx, up, method, params)
+}
+
+// NotifyAgent sends a notification toward the agent.
+func (h *Hop) NotifyAgent(method string, params json.RawMessage) {
+	h.n.send(down, NewNotification(method, params))
+}
+
+// NotifyClient sends a notification toward the client.
+func (h *Hop) NotifyClient(method string, params json.RawMessage) {
+	h.n.send(up, NewNotification(method, params))
+}
+
+func (n *node) replyDir(req *Message) direction {
+	k := idKey(req.ID)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, ok := n.h[up].in[k]; ok {
+		return down
+	}
+	return up
+}
+
+func (n *node) next(d direction) *node {
+	if d == down {
+		return n.c.nodes[n.idx+1]
+	}
+	return n.c.nodes[n.idx-1]
+}
+
+func other(d direction) direction { return 1 - d }
+
+// send registers m and queues it at the next node in direction d.
+func (n *node) send(d direction, m *Message) {
+	h := &n.h[d]
+	h.sendMu.Lock()
+	defer h.sendMu.Unlock()
+	m.sent.Store(true)
+	switch m.Kind {
+	case KindRequest:
+		m = n.register(d, m, nil)
+	case KindResponse:
+		// Answering a request that traveled the other way.
+		n.mu.Lock()
+		in := n.h[other(d)].in
+		if r, ok := in[idKey(m.ID)]; ok {
+			delete(in, idKey(m.ID))
+			r.cancel()
+		}
+		n.mu.Unlock()
+	case KindNotification:
+		if m.Method == MethodCancelRequest {
+			var ok bool
+			if m, ok = n.translateCancel(d, m); !ok {
+				return
+			}
+		}
+	}
+	n.c.trace(n, d, m)
+	n.next(d).q[d].push(m)
+}
+
+// register records a request sent in direction d, rewriting its id when
+// another request with the same id is still pending on this hop.
+func (n *node) register(d direction, m *Message, waiter chan *Message) *Message {
+	h := &n.h[d]
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	orig := m.ID
+	wire := orig
+	if _, busy := h.pending[idKey(wire)]; busy || waiter != nil {
+		for {
+			wire = n.c.allocID()
+			if _, busy := h.pending[idKey(wire)]; !busy {
+				break
+			}
+		}
+	}
+	h.pending[idKey(wire)] = &pending{orig: orig, method: m.Method, waiter: waiter}
+	if waiter == nil {
+		h.fwd[idKey(orig)] = wire
+	}
+	if string(wire) != string(orig) {
+		nm, err := m.WithID(wire)
+		if err == nil {
+			nm.sent.Store(true)
+			return nm
+		}
+	}
+	return m
+}
+
+// MethodCancelRequest is the protocol-level request cancellation.
+const MethodCancelRequest = "$/cancel_request"
+
+func cancelTarget(m *Message) (json.RawMessage, bool) {
+	p := m.Params()
+	if p == nil {
+		return nil, false
+	}
+	id, ok := GetPath(p, "requestId")
+	return id, ok
+}
+
+// translateCancel rewrites the requestId of a $/cancel_request sent in
+// direction d to the id this hop used; unknown targets are dropped.
+func (n *node) translateCancel(d direction, m *Message) (*Message, bool) {
+	id, ok := cancelTarget(m)
+	if !ok {
+		return nil, false
+	}
+	n.mu.Lock()
+	wire, ok := n.h[d].fwd[idKey(id)]
+	n.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	if string(wire) == string(id) {
+		return m, true
+	}
+	raw, err := SetPath(m.Raw, wire, "params", "requestId")
+	if err != nil {
+		return nil, false
+	}
+	nm, err := Parse(raw)
+	if err != nil {
+		return nil, false
+	}
+	return nm, true
+}
+
+func (n *node) call(ctx context.Context, d direction, method string, params json.RawMessage) (json.RawMessage, error) {
+	waiter := make(chan *Message, 1)
+	req := NewRequest(json.RawMessage("0"), method, params)
+	h := &n.h[d]
+	h.sendMu.Lock()
+	req = n.register(d, req, waiter)
+	n.c.trace(n, d, req)
+	n.next(d).q[d].push(req)
+	h.sendMu.Unlock()
+	select {
+	case resp := <-waiter:
+		if resp == nil {
+			return nil, fmt.Errorf("call %s: %w", method, n.c.closeErr())
+		}
+		if e := resp.Error(); e != nil {
+			var re Error
+			if err := json.Unmarshal(e, &re); err != nil {
+				return nil, fmt.Errorf("call %s: bad error object: %w", method, err)
+			}
+			return nil, &re
+		}
+		return resp.Result(), nil
+	case <-ctx.Done():
+		n.mu.Lock()
+		_, still := h.pending[idKey(req.ID)]
+		delete(h.pending, idKey(req.ID))
+		n.mu.Unlock()
+		if still {
+			params, _ := json.Marshal(struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}{req.ID})
+			c := NewNotification(MethodCancelRequest, params)
+			h.sendMu.Lock()
+			n.c.trace(n, d, c)
+			n.next(d).q[d].push(c)
+			h.sendMu.Unlock()
+		}
+		return nil, fmt.Errorf("call %s: %w", method, ctx.Err())
+	}
+}
+
+// receive handles a message that arrived at n traveling in direction d.
+func (n *node) receive(ctx context.Context, d direction, m *Message) {
+	if m.ctl != nil {
+		n.control(d, m)
+		return
+	}
+	switch m.Kind {
+	case KindResponse:
+		// An answer to a request n sent the other way.
+		od := other(d)
+		n.mu.Lock()
+		p, ok := n.h[od].pending[idKey(m.ID)]
+		if ok {
+			delete(n.h[od].pending, idKey(m.ID))
+			if p.waiter == nil {
+				delete(n.h[od].fwd, idKey(p.orig))
+			}
+		}
+		n.mu.Unlock()
+		if !ok {
+			n.c.log.Debug("dropping response to an unknown request", "hop", n.name, "id", string(m.ID))
+			m.release()
+			return
+		}
+		if p.waiter != nil {
+			p.waiter <- m
+			m.release()
+			return
+		}
+		if string(p.orig) != string(m.ID) {
+			nm, err := m.WithID(p.orig)
+			if err != nil {
+				n.c.log.Error("restoring a response id", "hop", n.name, "err", err)
+				return
+			}
+			m.release()
+			m = nm
+		}
+		m.Method = p.method
+		n.handle(ctx, d, m)
+		return
+	case KindRequest:
+		rctx, cancel := context.WithCancel(ctx)
+		n.mu.Lock()
+		n.h[d].in[idKey(m.ID)] = &incoming{cancel: cancel}
+		n.mu.Unlock()
+		n.handle(rctx, d, m)
+	case KindNotification:
+		if m.Method == MethodCancelRequest {
+			if id, ok := cancelTarget(m); ok {
+				n.mu.Lock()
+				_, passed := n.h[d].fwd[idKey(id)]
+				r, taken := n.h[d].in[idKey(id)]
+				n.mu.Unlock()
+				if passed {
+					n.send(d, m)
+					m.release()
+					return
+				}
+				if taken {
+					r.cancel()
+				}
+			}
+		}
+		n.handle(ctx, d, m)
+	}
+}
+
+func (n *node) handle(ctx context.Context, d direction, m *Message) {
+	m.sent.Store(false)
+	if d == down {
+		n.comp.FromClient(ctx, n.hop, m)
+	} else {
+		n.comp.FromAgent(ctx, n.hop, m)
+	}
+	if !m.sent.Load() {
+		m.release()
+	}
+}

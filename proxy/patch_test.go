@@ -1,0 +1,138 @@
+package proxy
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestSetPath(t *testing.T) {
+	tests := []struct {
+		in, val string
+		path    []string
+		want    string
+	}{
+		{`{"a":1}`, `2`, []string{"a"}, `{"a":2}`},
+		{`{"a":1}`, `2`, []string{"b"}, `{"a":1,"b":2}`},
+		{`{}`, `true`, []string{"x", "y"}, `{"x":{"y":true}}`},
+		{` { "r" : { "agentCapabilities" : {"z":1.10} } } `, `{"m":[]}`, []string{"r", "agentCapabilities", "_meta", "lsp"}, ` { "r" : { "agentCapabilities" : {"z":1.10,"_meta":{"lsp":{"m":[]}}} } } `},
+		{`{"a":null}`, `1`, []string{"a", "b"}, `{"a":{"b":1}}`},
+		{`{"k\u00e9":1}`, `2`, []string{"ké"}, `{"k\u00e9":2}`},
+	}
+	for _, tt := range tests {
+		got, err := SetPath([]byte(tt.in), json.RawMessage(tt.val), tt.path...)
+		if err != nil || string(got) != tt.want {
+			t.Errorf("SetPath(%s, %s, %v) = %s, %v; want %s", tt.in, tt.val, tt.path, got, err, tt.want)
+		}
+	}
+	for _, bad := range []struct{ in, val string }{{`{"a":1}`, `x`}, {`[1]`, `1`}, {`{"a":"s"}`, `1`}} {
+		if _, err := SetPath([]byte(bad.in), json.RawMessage(bad.val), "a", "b"); err == nil {
+			t.Errorf("SetPath(%s, %s): no error", bad.in, bad.val)
+		}
+	}
+}
+
+func TestAppendPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"params":{"cwd":"/","mcpServers":[]}}`, `{"params":{"cwd":"/","mcpServers":[{"n":1}]}}`},
+		{`{"params":{"mcpServers":[ {"a":2} ]}}`, `{"params":{"mcpServers":[ {"a":2} ,{"n":1}]}}`},
+		{`{"params":{}}`, `{"params":{"mcpServers":[{"n":1}]}}`},
+		{`{"params":{"mcpServers":null}}`, `{"params":{"mcpServers":[{"n":1}]}}`},
+	}
+	for _, tt := range tests {
+		got, err := AppendPath([]byte(tt.in), json.RawMessage(`{"n":1}`), "params", "mcpServers")
+		if err != nil || string(got) != tt.want {
+			t.Errorf("AppendPath(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := AppendPath([]byte(`{"params":{"mcpServers":{}}}`), json.RawMessage(`1`), "params", "mcpServers"); err == nil {
+		t.Error("append to an object: no error")
+	}
+}
+
+func TestMessageWith(t *testing.T) {
+	m, err := Parse([]byte(`{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := AppendPath(m.Params(), json.RawMessage(`{"name":"lsp"}`), "mcpServers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.WithParams(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/w","mcpServers":[{"name":"lsp"}]}}`; string(n.Raw) != want {
+		t.Fatalf("got %s", n.Raw)
+	}
+	if v, ok := GetPath(n.Raw, "params", "mcpServers"); !ok || string(v) != `[{"name":"lsp"}]` {
+		t.Fatalf("GetPath: %s %v", v, ok)
+	}
+}
+
+// FuzzSetPath checks that SetPath changes exactly the one field: decoding
+// before and after differ only there.
+func FuzzSetPath(f *testing.F) {
+	f.Add([]byte(`{"a":{"b":1},"c":[1,2]}`), "a", "b", []byte(`{"x":null}`))
+	f.Add([]byte(`{}`), "q", "r", []byte(`[]`))
+	f.Fuzz(func(t *testing.T, obj []byte, k1, k2 string, val []byte) {
+		var before map[string]any
+		if json.Unmarshal(obj, &before) != nil || before == nil || !json.Valid(val) {
+			return
+		}
+		if checkJSON(obj) != nil || checkJSON(val) != nil || !utf8.ValidString(k1) || !utf8.ValidString(k2) {
+			return // invalid UTF-8 and the like: encoding/json is laxer
+		}
+		out, err := SetPath(obj, val, k1, k2)
+		if err != nil {
+			if inner, ok := before[k1]; ok && inner != nil {
+				if _, isObj := inner.(map[string]any); !isObj {
+					return
+				}
+			}
+			t.Fatalf("SetPath(%s, %q, %q, %s): %v", obj, k1, k2, val, err)
+		}
+		var after map[string]any
+		if err := json.Unmarshal(out, &after); err != nil {
+			t.Fatalf("result %s is not JSON: %v", out, err)
+		}
+		var v any
+		json.Unmarshal(val, &v)
+		inner, _ := before[k1].(map[string]any)
+		if inner == nil {
+			inner = map[string]any{}
+		}
+		inner[k2] = v
+		before[k1] = inner
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("SetPath(%s, %q, %q, %s) = %s", obj, k1, k2, val, out)
+		}
+	})
+}
+
+func FuzzAppendPath(f *testing.F) {
+	f.Add([]byte(`{"mcpServers":[1]}`), []byte(`{"n":1}`))
+	f.Fuzz(func(t *testing.T, obj, elem []byte) {
+		var before map[string]any
+		if json.Unmarshal(obj, &before) != nil || before == nil || checkJSON(obj) != nil || checkJSON(elem) != nil {
+			return
+		}
+		out, err := AppendPath(obj, elem, "mcpServers")
+		arr, isArr := before["mcpServers"].([]any)
+		if err != nil {
+			if isArr || before["mcpServers"] == nil {
+				t.Fatalf("AppendPath(%s, %s): %v", obj, elem, err)
+			}
+			return
+		}
+		var v any
+		json.Unmarshal(elem, &v)
+		before["mcpServers"] = append(arr, v)
+		var after map[string]any
+		if err := json.Unmarshal(out, &after); err != nil || !reflect.DeepEqual(before, after) {
+			t.Fatalf("AppendPath(%s, %s) = %s (%v)", obj, elem, out, err)
+		}
+	})
+}

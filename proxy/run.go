@@ -1,0 +1,321 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Endpoint is one end of a chain: the client side or the agent side.
+// Read is called from one goroutine, Write from one (other) goroutine.
+type Endpoint interface {
+	// Read returns the next message arriving from outside. Input that is
+	// not a message is handled by the endpoint (answered or logged) and
+	// skipped. At the end of input Read returns an error: io.EOF for an
+	// orderly end, or an error describing what happened (e.g. the agent's
+	// exit status).
+	Read() (*Message, error)
+	// Write sends a message out.
+	Write(m *Message) error
+	// Close ends the endpoint and makes a blocked Read return.
+	Close() error
+}
+
+// Config configures a Chain.
+type Config struct {
+	// Client is the editor side; Agent the agent side.
+	Client, Agent Endpoint
+	// Components sit between them, client side first.
+	Components []Component
+	// Logger receives the chain's logs; nil discards them.
+	Logger *slog.Logger
+	// Trace, when set, receives every message of every hop as one NDJSON
+	// line {"time","hop","dir","msg"} with the message's raw bytes embedded.
+	Trace io.Writer
+}
+
+// ErrAgentGone wraps the reason the agent side ended; Run returns it after
+// the client's pending requests were answered with an error.
+var ErrAgentGone = errors.New("agent side ended")
+
+// Chain runs messages between a client and an agent through components.
+type Chain struct {
+	nodes []*node
+	log   *slog.Logger
+	gates [2]*gate
+
+	idMu   sync.Mutex
+	nextID uint64
+
+	traceMu sync.Mutex
+	traceW  io.Writer
+	traceB  []byte
+
+	endOnce sync.Once
+	endErr  error
+	ended   chan struct{}
+}
+
+type control struct {
+	err error
+}
+
+const (
+	gateBytes = 32 << 20
+	gateCount = 8192
+)
+
+// NewChain builds a chain; Run starts it.
+func NewChain(cfg Config) *Chain {
+	c := &Chain{log: cfg.Logger, traceW: cfg.Trace, ended: make(chan struct{})}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	// Ids this chain allocates start high, away from the small integers
+	// peers count from; collisions are still checked.
+	c.nextID = 1 << 40
+	c.gates = [2]*gate{newGate(gateBytes, gateCount), newGate(gateBytes, gateCount)}
+	add := func(name string, comp Component) {
+		n := &node{c: c, idx: len(c.nodes), name: name, comp: comp}
+		n.hop = &Hop{n: n}
+		for d := range n.q {
+			n.q[d] = newQueue()
+			n.h[d] = half{pending: map[string]*pending{}, fwd: map[string]json.RawMessage{}, in: map[string]*incoming{}}
+		}
+		c.nodes = append(c.nodes, n)
+	}
+	add("client", &endComp{ep: cfg.Client})
+	for _, comp := range cfg.Components {
+		add(comp.Name(), comp)
+	}
+	add("agent", &endComp{ep: cfg.Agent})
+	return c
+}
+
+// endComp writes what reaches an end to its endpoint.
+type endComp struct {
+	ep  Endpoint
+	err error
+}
+
+func (e *endComp) Name() string { return "end" }
+func (e *endComp) FromClient(_ context.Context, hop *Hop, m *Message) {
+	e.write(hop, m)
+}
+func (e *endComp) FromAgent(_ context.Context, hop *Hop, m *Message) {
+	e.write(hop, m)
+}
+func (e *endComp) write(hop *Hop, m *Message) {
+	if err := e.ep.Write(m); err != nil {
+		hop.n.c.end(fmt.Errorf("write to %s: %w", hop.n.name, err))
+	}
+}
+
+func (c *Chain) end(err error) {
+	c.endOnce.Do(func() {
+		c.endErr = err
+		close(c.ended)
+	})
+}
+
+func (c *Chain) closeErr() error {
+	select {
+	case <-c.ended:
+		if c.endErr != nil {
+			return fmt.Errorf("%w: %w", ErrChainClosed, c.endErr)
+		}
+	default:
+	}
+	return ErrChainClosed
+}
+
+// Run forwards messages until the client side ends (nil), the agent side
+// ends (an error wrapping ErrAgentGone, after answering the client's
+// pending requests with a JSON-RPC error saying why), a component's Run
+// fails, or ctx is done. It closes both endpoints and waits for every
+// goroutine it started before returning.
+func (c *Chain) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	top, bottom := c.nodes[0], c.nodes[len(c.nodes)-1]
+	for _, n := range c.nodes {
+		for d := range n.q {
+			if (n == top && direction(d) == down) || (n == bottom && direction(d) == up) {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					m, ok := n.q[d].pop()
+					if !ok {
+						return
+					}
+					n.receive(ctx, direction(d), m)
+					if e, ok := n.comp.(*endComp); ok && n.q[d].empty() {
+						// Flush once a burst is written: one syscall for many messages.
+						if f, ok := e.ep.(interface{ Flush() error }); ok {
+							if err := f.Flush(); err != nil {
+								c.end(fmt.Errorf("write to %s: %w", n.name, err))
+							}
+						}
+					}
+				}
+			}()
+		}
+		if r, ok := n.comp.(Runner); ok {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := r.Run(ctx, n.hop); err != nil && ctx.Err() == nil {
+					c.end(fmt.Errorf("%s: %w", n.name, err))
+				}
+			}()
+		}
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		c.read(top, down, top.comp.(*endComp).ep)
+	}()
+	go func() {
+		defer wg.Done()
+		c.read(bottom, up, bottom.comp.(*endComp).ep)
+	}()
+	select {
+	case <-ctx.Done():
+		c.end(ctx.Err())
+	case <-c.ended:
+	}
+	cancel()
+	for _, g := range c.gates {
+		g.close()
+	}
+	for _, n := range c.nodes {
+		for _, q := range n.q {
+			q.close()
+		}
+	}
+	top.comp.(*endComp).ep.Close()
+	bottom.comp.(*endComp).ep.Close()
+	wg.Wait()
+	for _, n := range c.nodes {
+		n.failWaiters()
+	}
+	return c.endErr
+}
+
+func (n *node) failWaiters() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i := range n.h {
+		h := &n.h[i]
+		for k, p := range h.pending {
+			if p.waiter != nil {
+				close(p.waiter)
+				delete(h.pending, k)
+			}
+		}
+	}
+}
+
+// read feeds messages from an endpoint into the chain.
+func (c *Chain) read(n *node, d direction, ep Endpoint) {
+	g := c.gates[d]
+	for {
+		m, err := ep.Read()
+		if err != nil {
+			if d == down {
+				if errors.Is(err, io.EOF) {
+					c.end(nil)
+				} else {
+					c.end(fmt.Errorf("client side: %w", err))
+				}
+				return
+			}
+			if errors.Is(err, io.EOF) {
+				err = errors.New("the agent closed its output")
+			}
+			// Travels up behind every message the agent sent before it.
+			n.next(d).q[d].push(&Message{ctl: &control{err: err}})
+			return
+		}
+		if !g.acquire(len(m.Raw)) {
+			return
+		}
+		m.credit.Store(g)
+		n.send(d, m)
+	}
+}
+
+// control passes a chain control message on; at the client end it answers
+// the client's pending requests and ends the chain.
+func (n *node) control(d direction, m *Message) {
+	n.mu.Lock()
+	var orphans []*pending
+	for k, p := range n.h[down].pending {
+		if p.waiter != nil {
+			close(p.waiter)
+		} else if n.idx == 0 {
+			orphans = append(orphans, p)
+		}
+		delete(n.h[down].pending, k)
+	}
+	n.mu.Unlock()
+	if n.idx != 0 {
+		n.next(d).q[d].push(m)
+		return
+	}
+	ep := n.comp.(*endComp).ep
+	for _, p := range orphans {
+		msg := "agent exited before answering " + p.method + ": " + m.ctl.err.Error()
+		resp := NewErrorResponse(p.orig, CodeInternalError, msg, nil)
+		n.c.trace(n, up, resp)
+		if err := ep.Write(resp); err != nil {
+			break
+		}
+	}
+	if f, ok := ep.(interface{ Flush() error }); ok {
+		f.Flush()
+	}
+	n.c.end(fmt.Errorf("%w: %w", ErrAgentGone, m.ctl.err))
+}
+
+func (c *Chain) allocID() json.RawMessage {
+	c.idMu.Lock()
+	c.nextID++
+	id := c.nextID
+	c.idMu.Unlock()
+	return json.RawMessage(strconv.FormatUint(id, 10))
+}
+
+// trace writes one trace line; the message is embedded, not re-encoded.
+func (c *Chain) trace(n *node, d direction, m *Message) {
+	if c.traceW == nil {
+		return
+	}
+	c.traceMu.Lock()
+	defer c.traceMu.Unlock()
+	b := c.traceB[:0]
+	b = append(b, `{"time":"`...)
+	b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","hop":`...)
+	b = appendKey(b, n.name)
+	b = b[:len(b)-1]
+	b = append(b, `,"dir":"`...)
+	b = append(b, d.String()...)
+	b = append(b, `","msg":`...)
+	b = append(b, m.Raw...)
+	b = append(b, "}\n"...)
+	c.traceW.Write(b)
+	if cap(b) < 1<<20 {
+		c.traceB = b
+	}
+}

@@ -1,0 +1,130 @@
+package proxy
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// StreamOptions configure NewStream.
+type StreamOptions struct {
+	// Name names the side in logs ("client", "agent").
+	Name string
+	// MaxLine caps one message; DefaultMaxLine when zero.
+	MaxLine int
+	// ReplyParseErrors makes input that is not JSON-RPC answered with a
+	// -32700 (or -32600) error response with id null, as the client side
+	// must be; otherwise such input is logged and skipped.
+	ReplyParseErrors bool
+	// Logger receives warnings about skipped input.
+	Logger *slog.Logger
+}
+
+// Stream is an Endpoint over an NDJSON byte stream.
+type Stream struct {
+	opts StreamOptions
+	lr   *LineReader
+	r    io.Reader
+	wmu  sync.Mutex
+	w    *bufio.Writer
+	wc   io.Writer
+}
+
+// NewStream returns an Endpoint reading messages from r and writing them to
+// w. Close closes r and w when they are io.Closers.
+func NewStream(r io.Reader, w io.Writer, opts StreamOptions) *Stream {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Stream{opts: opts, lr: NewLineReader(r, opts.MaxLine), r: r, w: bufio.NewWriterSize(w, 64<<10), wc: w}
+}
+
+// Read implements Endpoint.
+func (s *Stream) Read() (*Message, error) {
+	for {
+		line, err := s.lr.ReadLine()
+		if errors.Is(err, ErrLineTooLong) {
+			s.opts.Logger.Error("skipping a message over the size cap", "side", s.opts.Name, "err", err)
+			if s.opts.ReplyParseErrors {
+				s.writeDirect(NewErrorResponse(nil, CodeInvalidRequest, err.Error(), nil))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		m, err := Parse(line)
+		if err != nil {
+			s.opts.Logger.Warn("skipping input that is not a JSON-RPC message", "side", s.opts.Name, "err", err, "input", truncate(line, 200))
+			if s.opts.ReplyParseErrors {
+				code := CodeParseError
+				var pe *ParseError
+				if m != nil && errors.As(err, &pe) {
+					code = CodeInvalidRequest // valid JSON, not a message
+				}
+				s.writeDirect(NewErrorResponse(nil, code, err.Error(), nil))
+			}
+			continue
+		}
+		return m, nil
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+func (s *Stream) writeDirect(m *Message) {
+	err := s.Write(m)
+	if err == nil {
+		err = s.Flush()
+	}
+	if err != nil {
+		s.opts.Logger.Warn("answering bad input", "side", s.opts.Name, "err", err)
+	}
+}
+
+// Write implements Endpoint. It is safe for concurrent use.
+func (s *Stream) Write(m *Message) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if len(m.Raw)+1 > s.w.Available() && s.w.Buffered() > 0 {
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("write %s: %w", s.opts.Name, err)
+		}
+	}
+	s.w.Write(m.Raw)
+	if err := s.w.WriteByte('\n'); err != nil {
+		return fmt.Errorf("write %s: %w", s.opts.Name, err)
+	}
+	return nil
+}
+
+// Flush writes buffered messages out. The chain calls it whenever it has
+// nothing more queued for this endpoint, so bursts cost one write.
+func (s *Stream) Flush() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", s.opts.Name, err)
+	}
+	return nil
+}
+
+// Close implements Endpoint.
+func (s *Stream) Close() error {
+	var errs []error
+	if c, ok := s.r.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	if c, ok := s.wc.(io.Closer); ok {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}

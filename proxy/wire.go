@@ -1,0 +1,535 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync/atomic"
+)
+
+// DefaultMaxLine is the default cap on one NDJSON line: prompts embed whole
+// files and images, so it is far above the 10 MiB of the Go ACP SDK.
+const DefaultMaxLine = 256 << 20
+
+// ErrLineTooLong is returned (wrapped) by LineReader.ReadLine for a line over
+// the cap. The rest of that line is discarded, so the next ReadLine returns
+// the following line: a huge message is lost, the connection is not.
+var ErrLineTooLong = errors.New("line too long")
+
+// LineReader reads newline-delimited JSON messages. It is not safe for
+// concurrent use.
+type LineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+// NewLineReader returns a LineReader over r accepting lines up to max bytes
+// (DefaultMaxLine when max <= 0).
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = DefaultMaxLine
+	}
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// ReadLine returns the next non-blank line without its line terminator
+// (LF or CRLF). The returned slice is freshly allocated and owned by the
+// caller. At the end of input it returns io.EOF; a last line without a
+// newline is returned first.
+func (lr *LineReader) ReadLine() ([]byte, error) {
+	for {
+		lr.buf = lr.buf[:0]
+		tooLong := false
+		for {
+			frag, err := lr.r.ReadSlice('\n')
+			if !tooLong {
+				if len(lr.buf)+len(frag) > lr.max+2 {
+					tooLong = true
+					lr.buf = lr.buf[:0]
+				} else {
+					lr.buf = append(lr.buf, frag...)
+				}
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil && (err != io.EOF || (len(lr.buf) == 0 && !tooLong)) {
+				return nil, err
+			}
+			break
+		}
+		if tooLong {
+			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+		}
+		line := bytes.TrimRight(lr.buf, "\r\n")
+		if len(line) > lr.max {
+			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		out := make([]byte, len(line))
+		copy(out, line)
+		if cap(lr.buf) > 1<<20 {
+			lr.buf = nil // do not pin a huge buffer after a huge message
+		}
+		return out, nil
+	}
+}
+
+// Kind says what a JSON-RPC message is.
+type Kind uint8
+
+const (
+	// KindInvalid is a JSON object that is no JSON-RPC message.
+	KindInvalid Kind = iota
+	// KindRequest has a method and an id.
+	KindRequest
+	// KindNotification has a method and no id.
+	KindNotification
+	// KindResponse has an id and a result or an error.
+	KindResponse
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindRequest:
+		return "request"
+	case KindNotification:
+		return "notification"
+	case KindResponse:
+		return "response"
+	}
+	return "invalid"
+}
+
+// Message is one JSON-RPC message as it travels the chain: the raw bytes and
+// what a cheap top-level scan found in them. Params, result and error are
+// located, never decoded.
+type Message struct {
+	// Raw is the whole JSON object exactly as it will be written. Treat it
+	// as immutable: build a changed message with the With* methods.
+	Raw []byte
+	// Kind is request, notification or response.
+	Kind Kind
+	// ID is the raw JSON of the id (nil for a notification). Ids of any type
+	// are kept byte for byte.
+	ID json.RawMessage
+	// Method is the method of a request or notification; for a response
+	// delivered to a component, the method of the request it answers (when
+	// known).
+	Method string
+
+	params, result, errv span
+
+	sent   atomic.Bool          // passed on by the handler now holding it
+	credit atomic.Pointer[gate] // flow-control credit, released once delivered
+	ctl    *control             // chain control message (never on the wire)
+}
+
+// release returns m's flow-control credit, once.
+func (m *Message) release() {
+	if g := m.credit.Swap(nil); g != nil {
+		g.release(len(m.Raw))
+	}
+}
+
+type span struct{ start, end int }
+
+func (s span) ok() bool { return s.end > s.start }
+
+// Params returns the raw params (nil when absent).
+func (m *Message) Params() json.RawMessage { return m.slice(m.params) }
+
+// Result returns the raw result of a response (nil when absent or an error).
+func (m *Message) Result() json.RawMessage { return m.slice(m.result) }
+
+// Error returns the raw error object of a response (nil when absent).
+func (m *Message) Error() json.RawMessage { return m.slice(m.errv) }
+
+func (m *Message) slice(s span) json.RawMessage {
+	if !s.ok() {
+		return nil
+	}
+	return m.Raw[s.start:s.end:s.end]
+}
+
+// ParseError is returned by Parse for bytes that are not one JSON-RPC message.
+type ParseError struct {
+	Offset int
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("parse message: %s at offset %d", e.Reason, e.Offset)
+}
+
+// Parse scans raw as one JSON-RPC message. It validates the JSON syntax of
+// the whole text but decodes only the top-level "id" and "method"; raw is
+// retained (not copied) by the returned Message.
+func Parse(raw []byte) (*Message, error) {
+	m := &Message{Raw: raw}
+	s := scanner{b: raw}
+	s.ws()
+	if !s.eat('{') {
+		return nil, s.fail("expected a JSON object")
+	}
+	var hasMethod, hasID bool
+	s.ws()
+	if !s.eat('}') {
+		for {
+			s.ws()
+			ks := s.i
+			if err := s.str(); err != nil {
+				return nil, err
+			}
+			key := raw[ks:s.i]
+			s.ws()
+			if !s.eat(':') {
+				return nil, s.fail("expected ':'")
+			}
+			s.ws()
+			vs := s.i
+			if err := s.value(0); err != nil {
+				return nil, err
+			}
+			v := span{vs, s.i}
+			switch string(key) {
+			case `"id"`:
+				m.ID = raw[vs:s.i:s.i]
+				hasID = true
+			case `"method"`:
+				if raw[vs] != '"' {
+					return nil, &ParseError{vs, "method is not a string"}
+				}
+				meth, err := unquote(raw[vs:s.i])
+				if err != nil {
+					return nil, &ParseError{vs, "bad method string"}
+				}
+				m.Method = meth
+				hasMethod = true
+			case `"params"`:
+				m.params = v
+			case `"result"`:
+				m.result = v
+			case `"error"`:
+				m.errv = v
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				break
+			}
+			return nil, s.fail("expected ',' or '}'")
+		}
+	}
+	s.ws()
+	if s.i != len(raw) {
+		return nil, s.fail("trailing data after the object")
+	}
+	switch {
+	case hasMethod && hasID:
+		m.Kind = KindRequest
+	case hasMethod:
+		m.Kind = KindNotification
+	case hasID && (m.result.ok() || m.errv.ok()):
+		m.Kind = KindResponse
+	default:
+		return m, &ParseError{0, "neither a request, a notification nor a response"}
+	}
+	return m, nil
+}
+
+func unquote(q []byte) (string, error) {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(q, &s)
+	return s, err
+}
+
+// scanner validates JSON syntax without building values.
+type scanner struct {
+	b []byte
+	i int
+}
+
+const maxDepth = 10000
+
+func (s *scanner) fail(reason string) error { return &ParseError{s.i, reason} }
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) eat(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) str() error {
+	if !s.eat('"') {
+		return s.fail("expected a string")
+	}
+	for s.i < len(s.b) {
+		// Fast path over plain bytes.
+		j := s.i
+		for j < len(s.b) {
+			c := s.b[j]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			j++
+		}
+		s.i = j
+		if s.i >= len(s.b) {
+			break
+		}
+		switch c := s.b[s.i]; {
+		case c == '"':
+			s.i++
+			return nil
+		case c == '\\':
+			s.i++
+			if s.i >= len(s.b) {
+				return s.fail("unterminated escape")
+			}
+			switch s.b[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				if s.i+5 > len(s.b) {
+					return s.fail("short \\u escape")
+				}
+				for _, h := range s.b[s.i+1 : s.i+5] {
+					if !isHex(h) {
+						return s.fail("bad \\u escape")
+					}
+				}
+				s.i += 5
+			default:
+				return s.fail("bad escape")
+			}
+		default:
+			return s.fail("control character in string")
+		}
+	}
+	return s.fail("unterminated string")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func (s *scanner) value(depth int) error {
+	if depth > maxDepth {
+		return s.fail("nesting too deep")
+	}
+	if s.i >= len(s.b) {
+		return s.fail("unexpected end")
+	}
+	switch c := s.b[s.i]; {
+	case c == '"':
+		return s.str()
+	case c == '{':
+		s.i++
+		s.ws()
+		if s.eat('}') {
+			return nil
+		}
+		for {
+			s.ws()
+			if err := s.str(); err != nil {
+				return err
+			}
+			s.ws()
+			if !s.eat(':') {
+				return s.fail("expected ':'")
+			}
+			s.ws()
+			if err := s.value(depth + 1); err != nil {
+				return err
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				return nil
+			}
+			return s.fail("expected ',' or '}'")
+		}
+	case c == '[':
+		s.i++
+		s.ws()
+		if s.eat(']') {
+			return nil
+		}
+		for {
+			s.ws()
+			if err := s.value(depth + 1); err != nil {
+				return err
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat(']') {
+				return nil
+			}
+			return s.fail("expected ',' or ']'")
+		}
+	case c == 't':
+		return s.lit("true")
+	case c == 'f':
+		return s.lit("false")
+	case c == 'n':
+		return s.lit("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.num()
+	}
+	return s.fail("unexpected character")
+}
+
+func (s *scanner) lit(w string) error {
+	if len(s.b)-s.i < len(w) || string(s.b[s.i:s.i+len(w)]) != w {
+		return s.fail("bad literal")
+	}
+	s.i += len(w)
+	return nil
+}
+
+func (s *scanner) num() error {
+	s.eat('-')
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.i < len(s.b) && s.b[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return s.fail("bad number")
+	}
+	if s.eat('.') && digits() == 0 {
+		return s.fail("bad fraction")
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if !s.eat('+') {
+			s.eat('-')
+		}
+		if digits() == 0 {
+			return s.fail("bad exponent")
+		}
+	}
+	return nil
+}
+
+// idKey is the map key of a raw id; numbers and strings never share keys
+// because strings keep their quotes.
+func idKey(id json.RawMessage) string { return string(id) }
+
+// NewRequest builds a request message; params must be valid JSON or nil.
+func NewRequest(id json.RawMessage, method string, params json.RawMessage) *Message {
+	return mustBuild(id, method, params, nil, nil, true)
+}
+
+// NewNotification builds a notification message.
+func NewNotification(method string, params json.RawMessage) *Message {
+	return mustBuild(nil, method, params, nil, nil, false)
+}
+
+// NewResponse builds a success response; a nil result is written as null.
+func NewResponse(id json.RawMessage, result json.RawMessage) *Message {
+	if result == nil {
+		result = json.RawMessage("null")
+	}
+	return mustBuild(id, "", nil, result, nil, true)
+}
+
+// NewErrorResponse builds an error response with a JSON-RPC code.
+func NewErrorResponse(id json.RawMessage, code int, message string, data any) *Message {
+	e := struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+		Data    any    `json:"data,omitempty"`
+	}{code, message, data}
+	b, err := json.Marshal(e)
+	if err != nil {
+		b, _ = json.Marshal(struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		}{code, message})
+	}
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	return mustBuild(id, "", nil, nil, b, true)
+}
+
+func mustBuild(id json.RawMessage, method string, params, result, errv json.RawMessage, withID bool) *Message {
+	b := make([]byte, 0, 64+len(params)+len(result)+len(errv))
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	if withID {
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	if method != "" {
+		b = append(b, `,"method":`...)
+		b = strconv.AppendQuote(b, method)
+		if !isASCIIPlain(method) {
+			q, _ := json.Marshal(method)
+			b = append(b[:len(b)-len(strconv.Quote(method))], q...)
+		}
+	}
+	if params != nil {
+		b = append(b, `,"params":`...)
+		b = append(b, params...)
+	}
+	if result != nil {
+		b = append(b, `,"result":`...)
+		b = append(b, result...)
+	}
+	if errv != nil {
+		b = append(b, `,"error":`...)
+		b = append(b, errv...)
+	}
+	b = append(b, '}')
+	m, err := Parse(b)
+	if err != nil {
+		panic(fmt.Sprintf("proxy: built an invalid message %q: %v", b, err))
+	}
+	return m
+}
+
+func isASCIIPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,191 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in     string
+		kind   Kind
+		id     string
+		method string
+		params string
+		err    bool
+	}{
+		{in: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"a":[1,2]}}`, kind: KindRequest, id: "0", method: "initialize", params: `{"a":[1,2]}`},
+		{in: `{"jsonrpc":"2.0","id":"x\"y","method":"a\u00e9","params":null}`, kind: KindRequest, id: `"x\"y"`, method: "aé", params: "null"},
+		{in: `{"id":123456789012345678901234567890,"result":{}}`, kind: KindResponse, id: "123456789012345678901234567890"},
+		{in: ` {"method":"session/update","params":{"x":"\n"}} `, kind: KindNotification, method: "session/update", params: `{"x":"\n"}`},
+		{in: `{"id":null,"error":{"code":-32700,"message":"x"}}`, kind: KindResponse, id: "null"},
+		{in: `{"id":1.5e3,"result":null}`, kind: KindResponse, id: "1.5e3"},
+		{in: `{"method":1}`, err: true},
+		{in: `{"id":1}`, err: true},
+		{in: `[1]`, err: true},
+		{in: `{"id":1,"result":{}`, err: true},
+		{in: `{"id":1,"result":{}} x`, err: true},
+		{in: `{"id":01,"result":1}`, err: true},
+		{in: `{"id":1,"result":tru}`, err: true},
+		{in: `{"id":1,"result":"a` + "\x01" + `"}`, err: true},
+		{in: `{"id":1,"result":[1,]}`, err: true},
+		{in: `{"id":1,"result":"\x"}`, err: true},
+	}
+	for _, tt := range tests {
+		m, err := Parse([]byte(tt.in))
+		if tt.err {
+			if err == nil {
+				t.Errorf("Parse(%s): no error", tt.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Parse(%s): %v", tt.in, err)
+			continue
+		}
+		if m.Kind != tt.kind || string(m.ID) != tt.id || m.Method != tt.method || string(m.Params()) != tt.params {
+			t.Errorf("Parse(%s) = kind %v id %s method %q params %s", tt.in, m.Kind, m.ID, m.Method, m.Params())
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":0,"method":"x","params":{}}`, `{"id":"a","result":[1,{"b":null}]}`, `{"method":"a\ud800"}`, `{"id":-0.0e+1,"error":{}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Parse(b)
+		if err == nil || m != nil {
+			// Our scanner accepted the syntax: encoding/json must agree.
+			if !json.Valid(b) {
+				t.Fatalf("Parse accepted invalid JSON %q", b)
+			}
+		} else if json.Valid(b) {
+			var v map[string]any
+			if json.Unmarshal(b, &v) == nil {
+				if _, ok := v["method"].(string); !ok && v["method"] != nil {
+					return
+				}
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("unexpected error type %v", err)
+				}
+			}
+		}
+		if err == nil {
+			var v struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(b, &v) == nil {
+				if v.Method != m.Method {
+					t.Fatalf("method %q, encoding/json says %q", m.Method, v.Method)
+				}
+				if !bytes.Equal(v.ID, m.ID) && v.ID != nil {
+					t.Fatalf("id %s, encoding/json says %s", m.ID, v.ID)
+				}
+			}
+		}
+	})
+}
+
+func TestLineReader(t *testing.T) {
+	big := strings.Repeat("x", 1000)
+	in := "a\r\n\n  \n" + big + "\n" + "b" + "\n" + strings.Repeat("y", 5000) + "\nc\nlast"
+	lr := NewLineReader(strings.NewReader(in), 2000)
+	want := []string{"a", big, "b", "", "c", "last"}
+	for i, w := range want {
+		got, err := lr.ReadLine()
+		if w == "" {
+			if !errors.Is(err, ErrLineTooLong) {
+				t.Fatalf("line %d: err %v, want ErrLineTooLong", i, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != w {
+			t.Fatalf("line %d: %.20q %v, want %.20q", i, got, err, w)
+		}
+	}
+	if _, err := lr.ReadLine(); err != io.EOF {
+		t.Fatalf("end: %v", err)
+	}
+}
+
+func TestLineReader64MiB(t *testing.T) {
+	line := bytes.Repeat([]byte("z"), 64<<20)
+	in := io.MultiReader(bytes.NewReader(line), strings.NewReader("\nok\n"))
+	lr := NewLineReader(in, 0)
+	got, err := lr.ReadLine()
+	if err != nil || len(got) != len(line) {
+		t.Fatalf("64 MiB line: %d bytes, %v", len(got), err)
+	}
+	got, err = lr.ReadLine()
+	if err != nil || string(got) != "ok" {
+		t.Fatalf("after: %q %v", got, err)
+	}
+}
+
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\r\n\nccc"), 2)
+	f.Add([]byte(strings.Repeat("x", 100)+"\ny"), 10)
+	f.Fuzz(func(t *testing.T, in []byte, max int) {
+		if max < 1 || max > 1<<16 {
+			return
+		}
+		// Reference: split on \n, trim \r, drop blank lines.
+		var want []string
+		var tooLong []bool
+		segs := strings.Split(string(in), "\n")
+		for i, l := range segs {
+			raw := len(l)
+			if i < len(segs)-1 {
+				raw++
+			}
+			l = strings.TrimRight(l, "\r\n")
+			long := raw > max+2 || len(l) > max
+			if !long && strings.TrimSpace(l) == "" {
+				continue
+			}
+			want = append(want, l)
+			tooLong = append(tooLong, long)
+		}
+		lr := NewLineReader(&oneByte{in}, max)
+		for i := 0; ; i++ {
+			got, err := lr.ReadLine()
+			if err == io.EOF {
+				if i != len(want) {
+					t.Fatalf("got %d lines, want %d", i, len(want))
+				}
+				return
+			}
+			if i >= len(want) {
+				t.Fatalf("extra line %q %v", got, err)
+			}
+			if tooLong[i] {
+				if !errors.Is(err, ErrLineTooLong) {
+					t.Fatalf("line %d (%d bytes, max %d): %v", i, len(want[i]), max, err)
+				}
+				continue
+			}
+			if err != nil || string(got) != want[i] {
+				t.Fatalf("line %d: %q %v, want %q", i, got, err, want[i])
+			}
+		}
+	})
+}
+
+// oneByte reads a byte at a time, to exercise buffer boundaries.
+type oneByte struct{ b []byte }
+
+func (o *oneByte) Read(p []byte) (int, error) {
+	if len(o.b) == 0 {
+		return 0, io.EOF
+	}
+	p[0] = o.b[0]
+	o.b = o.b[1:]
+	return 1, nil
+}
