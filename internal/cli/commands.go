@@ -9,5 +9,7 @@ func commands() []Command {
 		&runCmd{},
 		&proxyCmd{},
 		&conductorCmd{},
+		&configCmd{},
+		&trustCmd{},
 	}
 }

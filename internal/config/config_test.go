@@ -237,7 +237,7 @@ command = ["/tmp/evil"]
 	if l.Config.Tool.AllowRawRequest || len(l.Config.Servers) != 0 {
 		t.Errorf("unsafe keys applied from untrusted file: %+v %+v", l.Config.Tool, l.Config.Servers)
 	}
-	wantWarn := "project config " + pf + " is not trusted, so its settings that can run or change things are ignored (tool.allow_raw_request, servers); review it and run 'acp-lsp trust " + f.workspace + "' to apply them"
+	wantWarn := "project config " + pf + " is not trusted, so its settings that can run or change things are ignored (tool.allow_raw_request, servers.gopls); review it and run 'acp-lsp trust " + f.workspace + "' to apply them"
 	if diff := cmp.Diff([]string{wantWarn}, l.Warnings); diff != "" {
 		t.Fatalf("warnings (-want +got):\n%s", diff)
 	}

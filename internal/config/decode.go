@@ -103,9 +103,16 @@ func (l *layer) decodeTable(raw map[string]any, rv reflect.Value, path []string,
 
 func (l *layer) decodeField(raw any, fv reflect.Value, f reflect.StructField, path []string, apply bool) {
 	key := strings.Join(path, ".")
+	isServers := fv.Type() == reflect.TypeFor[map[string]Server]()
 	if apply && !l.trusted && f.Tag.Get("safe") != "true" && !isStruct(fv.Type()) {
 		apply = false
-		l.skipped = append(l.skipped, key)
+		if t, ok := raw.(map[string]any); ok && isServers {
+			for name := range t {
+				l.skipped = append(l.skipped, key+"."+name)
+			}
+		} else {
+			l.skipped = append(l.skipped, key)
+		}
 	}
 	switch {
 	case isStruct(fv.Type()):
@@ -119,7 +126,7 @@ func (l *layer) decodeField(raw any, fv reflect.Value, f reflect.StructField, pa
 			target = reflect.New(fv.Type()).Elem()
 		}
 		l.decodeTable(t, target, path, apply)
-	case fv.Type() == reflect.TypeFor[map[string]Server]():
+	case isServers:
 		t, ok := raw.(map[string]any)
 		if !ok {
 			l.fail(path, "%s: expected a table of servers, got %s", key, describe(raw))

@@ -236,8 +236,9 @@ func loadProject(opts Options, getenv func(string) string, cfg *Config, out *Loa
 	l := &layer{where: displayPath(path, getenv), kind: SourceProject, trusted: state == Trusted, sources: out.Sources}
 	errs := l.decodeFile(data, cfg)
 	if len(errs) == 0 && len(l.skipped) > 0 {
+		slices.Sort(l.skipped)
 		slices.SortStableFunc(l.skipped, func(a, b string) int {
-			return locate(l.src, strings.Split(a, ".")) - locate(l.src, strings.Split(b, "."))
+			return locate(l.src, skippedPath(a)) - locate(l.src, skippedPath(b))
 		})
 		why := "is not trusted"
 		if state == TrustChanged {
@@ -420,20 +421,29 @@ type Flags struct {
 
 // AddFlags registers -config, -log-level, -trace-file, -mcp-transport and
 // the repeatable -set KEY=VALUE on fs. Only flags given on the command line
-// override other sources.
+// override other sources. A name fs already defines is left to its owner,
+// who can feed the value in with Flags.Set.
 func AddFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
-	fs.StringVar(&f.file, "config", "", "user configuration `file` (default $XDG_CONFIG_HOME/acp-lsp/config.toml)")
+	if fs.Lookup("config") == nil {
+		fs.StringVar(&f.file, "config", "", "user configuration `file` (default $XDG_CONFIG_HOME/acp-lsp/config.toml)")
+	}
 	named := []struct{ name, key, usage string }{
 		{"log-level", "log.level", "minimum `level` of log lines on stderr: debug, info, warn, error (log.level)"},
 		{"trace-file", "log.trace_file", "append every JSON-RPC message to `file` (log.trace_file)"},
 		{"mcp-transport", "mcp.transport", "how agents reach the lsp tool: auto, http or stdio (mcp.transport)"},
 	}
 	for _, n := range named {
+		if fs.Lookup(n.name) != nil {
+			continue
+		}
 		fs.Func(n.name, n.usage, func(v string) error {
 			f.overrides = append(f.overrides, Override{Flag: "-" + n.name, Key: n.key, Value: v})
 			return nil
 		})
+	}
+	if fs.Lookup("set") != nil {
+		return f
 	}
 	fs.Func("set", "set any option: `key=value`, like diagnostics.cache_files=5000 (repeatable)", func(v string) error {
 		k, val, ok := strings.Cut(v, "=")
@@ -446,6 +456,15 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	})
 	return f
 }
+
+// Set adds an override after those already given, for a caller's own
+// flag that maps to an option (flag names it in errors and sources).
+func (f *Flags) Set(flag, key, value string) {
+	f.overrides = append(f.overrides, Override{Flag: flag, Key: key, Value: value})
+}
+
+// SetUserFile names the user file, as -config does.
+func (f *Flags) SetUserFile(path string) { f.file = path }
 
 // Options returns load options for workspace with the flags applied.
 func (f *Flags) Options(workspace string) Options {
@@ -470,4 +489,21 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Validate checks one file's content (a user or project file) without
+// applying it; where names it in errors. It returns nil or the same errors
+// Load would.
+func Validate(where string, data []byte) error {
+	cfg := Defaults()
+	l := &layer{where: where, kind: SourceUser, trusted: true, sources: map[string]Source{}}
+	return errors.Join(l.decodeFile(data, &cfg)...)
+}
+
+// skippedPath splits a skipped key; a server name may contain dots.
+func skippedPath(k string) []string {
+	if name, ok := strings.CutPrefix(k, "servers."); ok {
+		return []string{"servers", name}
+	}
+	return strings.Split(k, ".")
 }

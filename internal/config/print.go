@@ -104,7 +104,7 @@ func formatValue(v any) string {
 	case string:
 		return strconv.Quote(x)
 	case time.Duration:
-		return strconv.Quote(x.String())
+		return strconv.Quote(FormatDuration(x))
 	case bool, int, int64:
 		return fmt.Sprint(x)
 	case float64:
@@ -151,4 +151,17 @@ func formatValue(v any) string {
 		return x.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// FormatDuration writes d the way a person would in a config file: "10m"
+// rather than Go's "10m0s".
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
