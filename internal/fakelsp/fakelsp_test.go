@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -14,7 +15,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if binDir != "" {
+			os.RemoveAll(binDir)
+		}
+	}))
+}
 
 // testClient is the client side of a Pipe session, driven by hand.
 type testClient struct {

@@ -63,20 +63,18 @@ func run(scriptPath, recordPath string) int {
 	}
 	// Signals are always watched: besides their purpose this keeps the Go
 	// runtime from calling a server blocked for good (StopReading,
-	// RefuseExit) a deadlock and crashing it.
-	ctx := context.Background()
-	if script.RefuseExit {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-		go func() {
-			for range ch {
+	// RefuseExit) a deadlock and crashing it. SIGTERM exits at once (status
+	// 0) rather than through Serve, whose blocking read of stdin a close
+	// cannot interrupt.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	go func() {
+		for range sigs {
+			if !script.RefuseExit {
+				os.Exit(0)
 			}
-		}()
-	} else {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-		defer stop()
-	}
+		}
+	}()
 	if script.Grandchild {
 		child := exec.Command(os.Args[0], "-sleep")
 		if err := child.Start(); err != nil {
@@ -89,7 +87,7 @@ func run(scriptPath, recordPath string) int {
 	if record != nil {
 		s = fakelsp.New(script, record)
 	}
-	err := s.Serve(ctx, os.Stdin, os.Stdout)
+	err := s.Serve(context.Background(), os.Stdin, os.Stdout)
 	switch {
 	case err == nil:
 		return 0
@@ -97,8 +95,6 @@ func run(scriptPath, recordPath string) int {
 		return 1
 	case errors.Is(err, fakelsp.ErrCrashed):
 		return 2
-	case errors.Is(err, context.Canceled):
-		return 0 // SIGTERM or SIGINT: a clean stop
 	}
 	fmt.Fprintln(os.Stderr, err)
 	return 3
