@@ -202,4 +202,3 @@ func TestProcessStopReading(t *testing.T) {
 	}
 	p.exitCode()
 }
-
