@@ -481,22 +481,27 @@ func TestIndexing(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		duration time.Duration
-	}{{"timed", time.Minute}, {"until EndIndexing", 0}} {
+		eager    bool
+	}{{"timed", time.Minute, false}, {"until EndIndexing", 0, false}, {"eager", time.Minute, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := New(Script{Indexing: &Indexing{Duration: Duration(tc.duration)}}, nil)
+				s := New(Script{Indexing: &Indexing{Duration: Duration(tc.duration), Eager: tc.eager}}, nil)
 				c, done := start(t, t.Context(), s)
 				c.initialize()
 				create := c.read()
 				if create.Method != "window/workDoneProgress/create" {
 					t.Fatalf("want create, got %+v", create)
 				}
-				c.send(map[string]any{"jsonrpc": "2.0", "id": create.ID, "result": nil})
+				if !tc.eager {
+					c.send(map[string]any{"jsonrpc": "2.0", "id": create.ID, "result": nil})
+				}
 				if m := c.read(); m.Method != "$/progress" || !strings.Contains(string(m.Params), `"begin"`) {
 					t.Fatalf("want begin, got %+v", m)
 				}
-				c.open(uri, "func Foo() {}\n", 1)
-				c.publish()
+				if tc.eager {
+					c.send(map[string]any{"jsonrpc": "2.0", "id": create.ID, "result": nil})
+				}
+				c.open(uri, "func Foo() {}\nERROR\n", 1) // not pushed while indexing
 				hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{0, 6}}
 				if m := c.reply(c.request("textDocument/hover", hover)); string(m.Result) != "null" {
 					t.Fatalf("hover while indexing: %s", m.Result)
@@ -510,6 +515,9 @@ func TestIndexing(t *testing.T) {
 				}
 				if d := time.Since(t0); d != tc.duration {
 					t.Fatalf("indexing ended after %v", d)
+				}
+				if p := c.publish(); deref(p.Version) != 1 || len(p.Diagnostics) != 1 {
+					t.Fatalf("publish after indexing %+v", p)
 				}
 				if m := c.reply(c.request("textDocument/hover", hover)); !strings.Contains(string(m.Result), HoverPrefix+"Foo") {
 					t.Fatalf("hover after indexing: %s", m.Result)

@@ -45,7 +45,8 @@ type Script struct {
 	// (window/workDoneProgress/create, then $/progress begin) on
 	// initialized and end it after Indexing.Duration, or when EndIndexing
 	// is called. While indexing, hover, definition, documentSymbol and
-	// pulled diagnostics answer empty, as real servers do while loading.
+	// pulled diagnostics answer empty and nothing is pushed, as real
+	// servers do while loading; the end pushes every open document.
 	Indexing *Indexing `json:"indexing,omitempty"`
 
 	// RefuseExit makes the server ignore the exit notification, stdin
@@ -158,6 +159,11 @@ type Indexing struct {
 	Duration Duration `json:"duration,omitempty"`
 	// Token is the progress token; empty means "fakelsp/indexing".
 	Token string `json:"token,omitempty"`
+	// Eager sends the $/progress begin right after the create request,
+	// while handling initialized, without waiting for the client's answer
+	// (servers do this). Every request the client sends after initialized
+	// then lands inside the window, so a subprocess test is deterministic.
+	Eager bool `json:"eager,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s".

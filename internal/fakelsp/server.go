@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -262,6 +264,20 @@ func (s *Server) replyError(id json.RawMessage, code int, msg string) error {
 
 // call sends a server→client request and waits for its answer.
 func (s *Server) call(ctx context.Context, method string, params any) (Message, error) {
+	ch, err := s.send(method, params)
+	if err != nil {
+		return Message{}, err
+	}
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-ctx.Done():
+		return Message{}, ctx.Err()
+	}
+}
+
+// send sends a server→client request; its answer arrives on the channel.
+func (s *Server) send(method string, params any) (chan Message, error) {
 	s.mu.Lock()
 	s.nextID++
 	id := strconv.Itoa(s.nextID)
@@ -272,14 +288,9 @@ func (s *Server) call(ctx context.Context, method string, params any) (Message, 
 		params = json.RawMessage("null")
 	}
 	if err := s.write(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id), "method": method, "params": params}); err != nil {
-		return Message{}, err
+		return nil, err
 	}
-	select {
-	case m := <-ch:
-		return m, nil
-	case <-ctx.Done():
-		return Message{}, ctx.Err()
-	}
+	return ch, nil
 }
 
 func (s *Server) handle(ctx context.Context, wg *sync.WaitGroup, body []byte) error {
@@ -449,8 +460,11 @@ func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri strin
 		return nil
 	}
 	s.mu.Lock()
-	enc := s.enc
+	enc, indexing := s.enc, s.indexing
 	s.mu.Unlock()
+	if indexing {
+		return nil // pushed when indexing ends
+	}
 	diags := diagnosticsFor(enc, text)
 	send := func() error {
 		if s.script.DoublePublish {
@@ -491,10 +505,17 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		}
 		return errExit
 	case "initialized":
+		var created chan Message
+		if ix := s.script.Indexing; ix != nil && ix.Eager {
+			var err error
+			if created, err = s.begin(); err != nil {
+				return err
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.afterInitialized(ctx)
+			s.afterInitialized(ctx, created)
 		}()
 	case "$/cancelRequest":
 		var p struct {
@@ -578,7 +599,7 @@ func (s *Server) indexToken() string {
 // afterInitialized runs the server→client traffic a real server starts
 // once initialized: dynamic registration, indexing progress, scripted
 // requests.
-func (s *Server) afterInitialized(ctx context.Context) {
+func (s *Server) afterInitialized(ctx context.Context, created chan Message) {
 	if s.script.Diagnostics == DiagDynamic {
 		ans, err := s.call(ctx, "client/registerCapability", map[string]any{
 			"registrations": []any{map[string]any{
@@ -603,15 +624,19 @@ func (s *Server) afterInitialized(ctx context.Context) {
 	}
 	var indexEnd <-chan time.Time
 	if ix := s.script.Indexing; ix != nil {
-		tok := s.indexToken()
-		if _, err := s.call(ctx, "window/workDoneProgress/create", map[string]any{"token": tok}); err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.indexing = true
-		s.mu.Unlock()
-		if s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}}) != nil {
-			return
+		if created == nil {
+			if _, err := s.call(ctx, "window/workDoneProgress/create", map[string]any{"token": s.indexToken()}); err != nil {
+				return
+			}
+			if err := s.openWindow(); err != nil {
+				return
+			}
+		} else {
+			select {
+			case <-created:
+			case <-ctx.Done():
+				return
+			}
 		}
 		if ix.Duration > 0 {
 			t := time.NewTimer(time.Duration(ix.Duration))
@@ -635,6 +660,45 @@ func (s *Server) afterInitialized(ctx context.Context) {
 	}
 	s.mu.Lock()
 	s.indexing = false
+	type pending struct {
+		uri, text string
+		version   int
+	}
+	var open []pending
+	for _, d := range s.docs {
+		open = append(open, pending{d.uri, d.text, d.version})
+	}
 	s.mu.Unlock()
-	s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}})
+	if s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}) != nil {
+		return
+	}
+	slices.SortFunc(open, func(a, b pending) int { return strings.Compare(a.uri, b.uri) })
+	var wg sync.WaitGroup
+	for _, d := range open {
+		if s.schedulePush(ctx, &wg, d.uri, d.version, d.text) != nil {
+			break
+		}
+	}
+	wg.Wait()
+}
+
+// begin sends the create request and, at once, the $/progress begin
+// (Indexing.Eager); it returns the channel of the create's answer.
+func (s *Server) begin() (chan Message, error) {
+	ch, err := s.send("window/workDoneProgress/create", map[string]any{"token": s.indexToken()})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openWindow(); err != nil {
+		return nil, err
+	}
+	return ch, nil
+}
+
+// openWindow opens the indexing window.
+func (s *Server) openWindow() error {
+	s.mu.Lock()
+	s.indexing = true
+	s.mu.Unlock()
+	return s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}})
 }
