@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // env is a fake environment for Load.
@@ -546,10 +547,43 @@ func FuzzLoad(f *testing.F) {
 			t.Fatalf("Load returned config %v and error %v", l != nil, err)
 		}
 		if l != nil {
-			_ = l.Format()
+			checkRoundTrip(t, l)
 		}
 		for i := range len(data) {
 			locate(string(data), []string{string(data[i:min(i+3, len(data))])})
 		}
 	})
+}
+
+// checkRoundTrip checks that Format writes TOML that loads back to the same
+// configuration.
+func checkRoundTrip(t *testing.T, l *Loaded) {
+	t.Helper()
+	text := l.Format()
+	got := Defaults()
+	lay := &layer{where: "formatted", kind: SourceUser, trusted: true, sources: map[string]Source{}}
+	if errs := lay.decodeFile([]byte(text), &got); len(errs) > 0 {
+		t.Fatalf("formatted config does not load: %v\n%s", errors.Join(errs...), text)
+	}
+	if diff := cmp.Diff(l.Config, got, cmpopts.EquateNaNs()); diff != "" {
+		t.Fatalf("formatted config loads differently (-want +got):\n%s\n%s", diff, text)
+	}
+}
+
+func TestFormatRoundTrip(t *testing.T) {
+	user := `
+[log]
+trace_file = "/tmp/a \"b\"\u0001\t.trace"
+[servers."my.lang"]
+command = ["x"]
+settings = { f = 1.0, g = 2.5e10, n = nan, i = -inf, d = 1979-05-27, dt = 1979-05-27T07:32:00, t = 07:32:00, z = 1979-05-27T07:32:00Z, o = 1979-05-27T07:32:00-07:00, arr = [{ a = 1 }, { b = [] }], "we ird" = {} }
+timeouts = { request = "1h30m" }
+[servers.empty]
+`
+	f := newFixture(t, user, "")
+	l, err := f.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRoundTrip(t, l)
 }

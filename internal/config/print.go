@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
@@ -89,7 +90,7 @@ func uniq(s []string) []string {
 func quoteKey(k string) string {
 	for _, r := range k {
 		if !(r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return strconv.Quote(k)
+			return tomlQuote(k)
 		}
 	}
 	if k == "" {
@@ -102,17 +103,40 @@ func quoteKey(k string) string {
 func formatValue(v any) string {
 	switch x := v.(type) {
 	case string:
-		return strconv.Quote(x)
+		return tomlQuote(x)
 	case time.Duration:
-		return strconv.Quote(FormatDuration(x))
+		return tomlQuote(FormatDuration(x))
 	case bool, int, int64:
 		return fmt.Sprint(x)
 	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
+		switch {
+		case math.IsNaN(x):
+			return "nan"
+		case math.IsInf(x, 1):
+			return "inf"
+		case math.IsInf(x, -1):
+			return "-inf"
+		}
+		f := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(f, ".e") {
+			f += ".0" // stays a float when read back
+		}
+		return f
+	case time.Time:
+		// BurntSushi/toml marks local date-times by zone name.
+		switch x.Location().String() {
+		case "datetime-local":
+			return x.Format("2006-01-02T15:04:05.999999999")
+		case "date-local":
+			return x.Format("2006-01-02")
+		case "time-local":
+			return x.Format("15:04:05.999999999")
+		}
+		return x.Format(time.RFC3339Nano)
 	case []string:
 		parts := make([]string, len(x))
 		for i, s := range x {
-			parts[i] = strconv.Quote(s)
+			parts[i] = tomlQuote(s)
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case []any:
@@ -164,4 +188,29 @@ func FormatDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// tomlQuote writes s as a TOML basic string (Go's %q escapes such as \x00
+// are not TOML).
+func tomlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
