@@ -1,0 +1,50 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+)
+
+// This file is the only place that turns Go values into LSP JSON and back.
+// go.lsp.dev/protocol v1 types are wrong under encoding/json on Go 1.26
+// (Optional fields encode as {}), so everything goes through
+// protocol.Marshal/Unmarshal; codec_test.go fails if another file of the
+// package calls encoding/json's Marshal or Unmarshal.
+
+// encode returns the LSP JSON for v; nil encodes as JSON null.
+func encode(v any) (json.RawMessage, error) {
+	if v == nil {
+		return json.RawMessage("null"), nil
+	}
+	if raw, ok := v.(json.RawMessage); ok {
+		return raw, nil
+	}
+	b, err := protocol.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %T: %w", v, err)
+	}
+	return b, nil
+}
+
+// decode reads LSP JSON into v.
+func decode(raw []byte, v any) error {
+	if err := protocol.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("decode %T: %w", v, err)
+	}
+	return nil
+}
+
+// decodeConfig reads user configuration (not protocol values).
+func decodeConfig(raw []byte, v any) error { return decode(raw, v) }
+
+// isEmptyResult reports whether a result carries no answer: null, [] or {}.
+func isEmptyResult(raw json.RawMessage) bool {
+	s := string(raw)
+	switch s {
+	case "", "null", "[]", "{}":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,385 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// Verdict says how far a diagnostics answer can be trusted.
+type Verdict string
+
+// Verdicts of a diagnostics answer, per file and server.
+const (
+	// Fresh: the server reported on the file's current content.
+	Fresh Verdict = "fresh"
+	// Stale: the diagnostics are for an older version of the file; the
+	// server did not report on the current one in time.
+	Stale Verdict = "stale"
+	// Timeout: the server reported nothing in time. It never means "no
+	// diagnostics".
+	Timeout Verdict = "timeout"
+	// Indexing: the server is still loading the project.
+	Indexing Verdict = "indexing"
+	// Unsupported: no server handles the file.
+	Unsupported Verdict = "unsupported"
+	// Failed: the server is missing, crashed or answered with an error.
+	Failed Verdict = "failed"
+)
+
+// FileDiagnostics is one server's diagnostics for one file.
+type FileDiagnostics struct {
+	Path   string `json:"path"`
+	URI    string `json:"uri"`
+	Server string `json:"server,omitempty"`
+	// Verdict qualifies Diagnostics; only Fresh means "current".
+	Verdict Verdict `json:"verdict"`
+	// Version is the document version the diagnostics belong to, 0 when
+	// the server did not say.
+	Version int32 `json:"version,omitempty"`
+	// Diagnostics is the LSP Diagnostic array with UTF-16 positions;
+	// "[]" when the server reported none. Decode it with DecodeDiagnostics.
+	Diagnostics json.RawMessage `json:"diagnostics"`
+	// Detail explains a verdict other than Fresh.
+	Detail string `json:"detail,omitempty"`
+}
+
+// DiagnosticsReport is the answer of Manager.Diagnostics.
+type DiagnosticsReport struct {
+	Files []FileDiagnostics `json:"files"`
+}
+
+// DiagnosticsOptions tune Manager.Diagnostics.
+type DiagnosticsOptions struct {
+	// Timeout bounds the wait; zero takes the server's Diagnostics timeout.
+	Timeout time.Duration
+	// Settle is how long a server that does not echo document versions
+	// must stay quiet after a publish before its diagnostics count as
+	// fresh; zero takes Options.DiagnosticsSettle.
+	Settle time.Duration
+}
+
+// DiagnosticsEvent is one textDocument/publishDiagnostics a server sent,
+// positions in UTF-16.
+type DiagnosticsEvent struct {
+	Server      string          `json:"server"`
+	Root        string          `json:"root"`
+	URI         string          `json:"uri"`
+	Path        string          `json:"path"`
+	Version     int32           `json:"version,omitempty"`
+	Diagnostics json.RawMessage `json:"diagnostics"`
+}
+
+// DecodeDiagnostics decodes a Diagnostics array into protocol types.
+func DecodeDiagnostics(raw json.RawMessage) ([]protocol.Diagnostic, error) {
+	var out []protocol.Diagnostic
+	if err := decode(raw, &out); err != nil {
+		return nil, fmt.Errorf("decode diagnostics: %w", err)
+	}
+	return out, nil
+}
+
+type diagEntry struct {
+	version    int32
+	hasVersion bool
+	diags      json.RawMessage
+	seq        uint64
+}
+
+// diagStore holds the last publish per URI. Waiters take the changed
+// channel with a snapshot and wait on it: it is closed and replaced on
+// every publish (a broadcast), so nobody polls.
+type diagStore struct {
+	mu      sync.Mutex
+	seq     uint64
+	m       map[string]diagEntry
+	changed chan struct{}
+	closed  bool
+}
+
+func (s *diagStore) init() {
+	s.m = map[string]diagEntry{}
+	s.changed = make(chan struct{})
+}
+
+func (s *diagStore) current() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.seq++
+	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq}
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// bump wakes waiters without new data (diagnostic refresh).
+func (s *diagStore) bump() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		close(s.changed)
+		s.changed = make(chan struct{})
+	}
+}
+
+func (s *diagStore) forget(uri string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, uri)
+}
+
+func (s *diagStore) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.changed)
+	}
+}
+
+func (s *diagStore) get(uri string) (diagEntry, bool, <-chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[uri]
+	return e, ok, s.changed, s.closed
+}
+
+func (p *proc) publishDiagnostics(params json.RawMessage) {
+	var m struct {
+		URI         string          `json:"uri"`
+		Version     *int32          `json:"version"`
+		Diagnostics json.RawMessage `json:"diagnostics"`
+	}
+	if err := decode(params, &m); err != nil {
+		p.log.Warn("bad publishDiagnostics", "server", p.srv.cfg.Name, "err", err)
+		return
+	}
+	diags := m.Diagnostics
+	if len(diags) == 0 || string(diags) == "null" {
+		diags = json.RawMessage("[]")
+	}
+	if p.enc != position.UTF16 {
+		c := newConverter(p.enc, position.UTF16, p.openText)
+		if out, err := c.convert(diags, m.URI); err == nil {
+			diags = out
+		}
+	} else {
+		// The raw message may alias a larger buffer; keep our own copy.
+		diags = append(json.RawMessage(nil), diags...)
+	}
+	var v int32
+	if m.Version != nil {
+		v = *m.Version
+	}
+	p.diags.publish(m.URI, v, m.Version != nil, diags)
+	path, _ := edit.PathFromURI(m.URI)
+	p.srv.mgr.broadcast(DiagnosticsEvent{
+		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags,
+	})
+}
+
+// pullSupported returns the diagnostic identifiers to pull with, or
+// false when the server only pushes. The empty identifier stands for the
+// static provider.
+func (p *proc) pullSupported() ([]string, bool) {
+	var ids []string
+	if present(p.caps.DiagnosticProv) {
+		var opt struct {
+			Identifier string `json:"identifier"`
+		}
+		_ = decode(p.caps.DiagnosticProv, &opt)
+		ids = append(ids, opt.Identifier)
+	}
+	for _, r := range p.dynamic("textDocument/diagnostic") {
+		var opt struct {
+			Identifier string `json:"identifier"`
+		}
+		if len(r.RegisterOptions) > 0 {
+			_ = decode(r.RegisterOptions, &opt)
+		}
+		ids = append(ids, opt.Identifier)
+	}
+	return ids, len(ids) > 0
+}
+
+// diagnostics answers for one synced document, pulling when the server
+// supports it and waiting for a matching push otherwise.
+func (s *server) diagnostics(ctx context.Context, p *proc, d document, settle time.Duration) FileDiagnostics {
+	fd := FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Version: d.version, Diagnostics: json.RawMessage("[]")}
+	if ids, ok := p.pullSupported(); ok {
+		return s.pull(ctx, p, d, ids, fd)
+	}
+	return s.waitPush(ctx, p, d, settle, fd)
+}
+
+func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd FileDiagnostics) FileDiagnostics {
+	var all []json.RawMessage
+	for _, id := range ids {
+		p.mu.Lock()
+		prev := pullState{}
+		if doc := p.docs[d.path]; doc != nil && doc.pull != nil {
+			prev = doc.pull[id]
+		}
+		p.mu.Unlock()
+		params := map[string]any{"textDocument": map[string]string{"uri": d.uri}}
+		if id != "" {
+			params["identifier"] = id
+		}
+		if prev.resultID != "" {
+			params["previousResultId"] = prev.resultID
+		}
+		raw, _ := encode(params)
+		res, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
+		if err != nil {
+			return s.failVerdict(p, fd, err)
+		}
+		var rep struct {
+			Kind     string          `json:"kind"`
+			ResultID string          `json:"resultId"`
+			Items    json.RawMessage `json:"items"`
+		}
+		if err := decode(res, &rep); err != nil {
+			fd.Verdict, fd.Detail = Failed, err.Error()
+			return fd
+		}
+		items := rep.Items
+		if rep.Kind == "unchanged" {
+			items = prev.items
+		}
+		if len(items) == 0 || string(items) == "null" {
+			items = json.RawMessage("[]")
+		}
+		p.mu.Lock()
+		if doc := p.docs[d.path]; doc != nil {
+			if doc.pull == nil {
+				doc.pull = map[string]pullState{}
+			}
+			doc.pull[id] = pullState{resultID: rep.ResultID, items: items, version: d.version}
+		}
+		p.mu.Unlock()
+		all = append(all, items)
+	}
+	fd.Diagnostics = concatArrays(all)
+	fd.Verdict = Fresh
+	return fd
+}
+
+func concatArrays(arrs []json.RawMessage) json.RawMessage {
+	if len(arrs) == 1 {
+		return arrs[0]
+	}
+	out := []byte("[")
+	for _, a := range arrs {
+		inner := a[1 : len(a)-1]
+		if len(inner) == 0 {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, inner...)
+	}
+	return append(out, ']')
+}
+
+func (s *server) failVerdict(p *proc, fd FileDiagnostics, err error) FileDiagnostics {
+	var ie *IndexingError
+	switch {
+	case errors.As(err, &ie):
+		fd.Verdict = Indexing
+	case errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
+		fd.Verdict = Timeout
+		if titles, _ := p.busy(); titles != nil {
+			fd.Verdict = Indexing
+		}
+	default:
+		fd.Verdict = Failed
+	}
+	fd.Detail = err.Error()
+	return fd
+}
+
+// waitPush waits until the server published for the document's current
+// version (when it echoes versions) or published after the version was
+// sent and then stayed quiet for settle (when it does not).
+func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.Duration, fd FileDiagnostics) FileDiagnostics {
+	var settleC <-chan time.Time
+	var settleT *time.Timer
+	defer func() {
+		if settleT != nil {
+			settleT.Stop()
+		}
+	}()
+	var settledSeq uint64
+	for {
+		// Servers such as pyright register pull diagnostics only after
+		// initialized, and then never push: switch over when they do.
+		if ids, ok := p.pullSupported(); ok {
+			return s.pull(ctx, p, d, ids, fd)
+		}
+		e, ok, changed, closed := p.diags.get(d.uri)
+		if ok {
+			switch {
+			case e.hasVersion && e.version >= d.version:
+				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
+				return fd
+			case !e.hasVersion && e.seq > d.sentSeq:
+				if e.seq != settledSeq {
+					settledSeq = e.seq
+					if settleT == nil {
+						settleT = time.NewTimer(settle)
+					} else {
+						settleT.Reset(settle)
+					}
+					settleC = settleT.C
+				}
+			}
+		}
+		if closed {
+			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("server %s exited while waiting for diagnostics", s.cfg.Name)
+			return fd
+		}
+		select {
+		case <-changed:
+		case <-settleC:
+			fd.Diagnostics, fd.Verdict = e.diags, Fresh
+			fd.Version = 0
+			return fd
+		case <-p.done:
+			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("server %s exited while waiting for diagnostics", s.cfg.Name)
+			return fd
+		case <-ctx.Done():
+			if ok {
+				fd.Diagnostics, fd.Verdict = e.diags, Stale
+				if e.hasVersion {
+					fd.Version = e.version
+				}
+				fd.Detail = fmt.Sprintf("%s did not report on version %d in time; these are from an earlier version", s.cfg.Name, d.version)
+			} else {
+				fd.Verdict = Timeout
+				fd.Detail = fmt.Sprintf("%s published no diagnostics for this file in time", s.cfg.Name)
+			}
+			if titles, _ := p.busy(); titles != nil && fd.Verdict == Timeout {
+				fd.Verdict = Indexing
+				fd.Detail = fmt.Sprintf("%s is still loading (%v)", s.cfg.Name, titles)
+			}
+			return fd
+		}
+	}
+}

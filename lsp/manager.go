@@ -1,0 +1,566 @@
+// Package lsp is acp-lsp's language-server client: it starts the right
+// server for a file lazily, keeps documents in sync with the disk, follows
+// readiness, retries what LSP says to retry, answers the server's own
+// requests, and reports diagnostics with a verdict on their freshness.
+//
+// Positions crossing this package's API are LSP-native: 0-based line and
+// character counted in UTF-16 code units, whatever encoding a server
+// negotiated; the package converts using the document text.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// Options configure a Manager. Zero values take the documented defaults.
+type Options struct {
+	// Roots are the workspace roots (one per session); a server's root is
+	// never above the workspace root that holds the file. More can be
+	// added with AddRoot.
+	Roots []string
+	// Servers is the registry; nil means DefaultServers().
+	Servers []ServerConfig
+	// Timeouts are the defaults for every server (DefaultTimeouts fills
+	// zero fields).
+	Timeouts Timeouts
+	// MaxOpenDocuments bounds open documents per server process; the
+	// least recently used is closed beyond it. Default 200.
+	MaxOpenDocuments int
+	// MaxRestarts is how many crashes within RestartWindow are restarted
+	// before the circuit opens. Defaults 5 and 3 minutes.
+	MaxRestarts   int
+	RestartWindow time.Duration
+	// WedgeAfter is the number of consecutive request timeouts after which
+	// a server is recycled. Default 3.
+	WedgeAfter int
+	// DiagnosticsSettle is the quiet time after a publish that makes
+	// diagnostics fresh for servers that do not echo versions. Default
+	// 300ms.
+	DiagnosticsSettle time.Duration
+	// Env is the base environment of server processes; nil means
+	// os.Environ(). Its PATH is where commands are looked up.
+	Env []string
+	// Logger receives the package's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Manager routes requests about files to language servers; one per
+// acp-lsp process. All methods are safe for concurrent use. Requests about
+// different files run in parallel; document syncs to one server process
+// are serialised so versions go out in order. Close ends every server
+// process and waits for them.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	roots   []string
+	servers map[string]*server // by name + "\x00" + root
+	subs    map[int]chan DiagnosticsEvent
+	subID   int
+	closed  bool
+}
+
+// NewManager returns a Manager; it starts no process.
+func NewManager(opts Options) (*Manager, error) {
+	if opts.Servers == nil {
+		opts.Servers = DefaultServers()
+	}
+	opts.Timeouts = opts.Timeouts.withDefaults(DefaultTimeouts)
+	if opts.MaxOpenDocuments <= 0 {
+		opts.MaxOpenDocuments = 200
+	}
+	if opts.MaxRestarts <= 0 {
+		opts.MaxRestarts = 5
+	}
+	if opts.RestartWindow <= 0 {
+		opts.RestartWindow = 3 * time.Minute
+	}
+	if opts.WedgeAfter <= 0 {
+		opts.WedgeAfter = 3
+	}
+	if opts.DiagnosticsSettle <= 0 {
+		opts.DiagnosticsSettle = 300 * time.Millisecond
+	}
+	if opts.Env == nil {
+		opts.Env = os.Environ()
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, subs: map[int]chan DiagnosticsEvent{}}
+	for _, r := range opts.Roots {
+		if err := m.AddRoot(r); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// AddRoot adds a workspace root (a session's folder).
+func (m *Manager) AddRoot(root string) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return fmt.Errorf("add root %s: %w", root, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !slices.Contains(m.roots, abs) {
+		m.roots = append(m.roots, abs)
+	}
+	return nil
+}
+
+func (m *Manager) env() []string { return m.opts.Env }
+
+// lookPath finds a command on the PATH of the server environment.
+func (m *Manager) lookPath(cmd string) (string, error) {
+	if filepath.IsAbs(cmd) || strings.ContainsRune(cmd, filepath.Separator) {
+		return exec.LookPath(cmd)
+	}
+	path := ""
+	for _, kv := range m.opts.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, cmd)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// resolve returns the absolute path and the server that handles it.
+func (m *Manager) resolve(path string) (string, *server, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("resolve %s: %w", path, err)
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		abs = filepath.Join(dir, filepath.Base(abs))
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", nil, ErrClosed
+	}
+	ceiling := ""
+	for _, r := range m.roots {
+		if within(r, abs) && len(r) > len(ceiling) {
+			ceiling = r
+		}
+	}
+	if ceiling == "" {
+		return "", nil, fmt.Errorf("resolve %s: %w", path, ErrOutsideWorkspace)
+	}
+	cands := ServersFor(m.opts.Servers, abs)
+	if len(cands) == 0 {
+		return "", nil, fmt.Errorf("resolve %s: %w", path, ErrNoServer)
+	}
+	cfg := cands[0]
+	for _, c := range cands {
+		if _, err := m.lookPath(c.Command); err == nil {
+			cfg = c
+			break
+		}
+	}
+	if _, err := m.lookPath(cfg.Command); err != nil {
+		return "", nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
+	}
+	root := FindRoot(abs, ceiling, cfg.RootMarkers)
+	key := cfg.Name + "\x00" + root
+	s := m.servers[key]
+	if s == nil {
+		s = &server{mgr: m, cfg: cfg, root: root, ceiling: ceiling, state: StateStopped, log: m.log,
+			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts)}
+		m.servers[key] = s
+	}
+	return abs, s, nil
+}
+
+// Request sends an LSP request about the file at path to the server that
+// handles it, after syncing the file from disk, and returns the raw
+// result. params is the full LSP params object (including textDocument);
+// positions in params and in the result are UTF-16. It returns an
+// *IndexingError instead of an empty result while the server is loading,
+// a *MissingServerError when the program is not installed, and errors
+// wrapping ErrTimeout, ErrServerExited, ErrOutsideWorkspace or ErrNoServer.
+func (m *Manager) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
+	abs, s, err := m.resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.request(ctx, abs, method, params)
+}
+
+// Position is an LSP position in UTF-16 code units, 0-based.
+type Position = position.Position
+
+func (m *Manager) positional(ctx context.Context, path, method string, pos Position, extra string) (json.RawMessage, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	params := `{"textDocument":{"uri":` + mustString(edit.URIFromPath(abs)) + `},"position":{"line":` +
+		strconv.FormatUint(uint64(pos.Line), 10) + `,"character":` + strconv.FormatUint(uint64(pos.Character), 10) + `}` + extra + `}`
+	return m.Request(ctx, path, method, json.RawMessage(params))
+}
+
+// Definition returns textDocument/definition's result (Location,
+// Location[], LocationLink[] or null).
+func (m *Manager) Definition(ctx context.Context, path string, pos Position) (json.RawMessage, error) {
+	return m.positional(ctx, path, "textDocument/definition", pos, "")
+}
+
+// References returns textDocument/references' Location[].
+func (m *Manager) References(ctx context.Context, path string, pos Position, includeDeclaration bool) (json.RawMessage, error) {
+	return m.positional(ctx, path, "textDocument/references", pos, `,"context":{"includeDeclaration":`+strconv.FormatBool(includeDeclaration)+`}`)
+}
+
+// Hover returns textDocument/hover's Hover or null.
+func (m *Manager) Hover(ctx context.Context, path string, pos Position) (json.RawMessage, error) {
+	return m.positional(ctx, path, "textDocument/hover", pos, "")
+}
+
+// Rename returns the WorkspaceEdit of textDocument/rename; it changes no
+// file (apply it with lsp/edit).
+func (m *Manager) Rename(ctx context.Context, path string, pos Position, newName string) (json.RawMessage, error) {
+	return m.positional(ctx, path, "textDocument/rename", pos, `,"newName":`+mustString(newName))
+}
+
+// DocumentSymbols returns textDocument/documentSymbol's result.
+func (m *Manager) DocumentSymbols(ctx context.Context, path string) (json.RawMessage, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return m.Request(ctx, path, "textDocument/documentSymbol", json.RawMessage(`{"textDocument":{"uri":`+mustString(edit.URIFromPath(abs))+`}}`))
+}
+
+// Diagnostics syncs each file and returns its diagnostics with a verdict
+// per file and server. Files are handled in parallel; the report keeps the
+// order of paths. It returns an error only when the Manager is closed;
+// every other problem is a verdict (Failed, Unsupported, Timeout ...).
+func (m *Manager) Diagnostics(ctx context.Context, paths []string, opts DiagnosticsOptions) (*DiagnosticsReport, error) {
+	rep := &DiagnosticsReport{Files: make([]FileDiagnostics, len(paths))}
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep.Files[i] = m.fileDiagnostics(ctx, path, opts)
+		}()
+	}
+	wg.Wait()
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return rep, ErrClosed
+	}
+	return rep, nil
+}
+
+func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts DiagnosticsOptions) FileDiagnostics {
+	fd := FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]")}
+	abs, s, err := m.resolve(path)
+	if err != nil {
+		fd.Verdict, fd.Detail = Failed, err.Error()
+		if errors.Is(err, ErrNoServer) {
+			fd.Verdict = Unsupported
+		}
+		return fd
+	}
+	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
+	s.begin()
+	defer s.end()
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = s.tm.Diagnostics.d()
+	}
+	settle := opts.Settle
+	if settle <= 0 {
+		settle = m.opts.DiagnosticsSettle
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p, err := s.ensure(ctx)
+	if err != nil {
+		fd.Verdict, fd.Detail = Failed, err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			fd.Verdict = Timeout
+		}
+		return fd
+	}
+	d, err := p.sync(abs)
+	if err != nil {
+		fd.Verdict, fd.Detail = Failed, err.Error()
+		return fd
+	}
+	return s.diagnostics(ctx, p, d, settle)
+}
+
+// FileChanged tells running servers that files changed on disk (created,
+// changed or deleted): open documents are resynced and
+// workspace/didChangeWatchedFiles is sent. It starts no server.
+func (m *Manager) FileChanged(ctx context.Context, paths ...string) error {
+	var errs []error
+	for _, p := range m.running() {
+		var mine []string
+		for _, path := range paths {
+			abs, _ := filepath.Abs(path)
+			if within(p.srv.ceiling, abs) {
+				mine = append(mine, abs)
+			}
+		}
+		if len(mine) > 0 {
+			errs = append(errs, p.watched(mine))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// FileSaved syncs path and sends didSave to its server if it is running.
+func (m *Manager) FileSaved(ctx context.Context, path string) error {
+	abs, s, err := m.resolve(path)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	p := s.cur
+	s.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.saved(abs)
+}
+
+// WillRenameFile asks the running server of oldPath for the edit that
+// should accompany moving it to newPath (workspace/willRenameFiles) and
+// returns the WorkspaceEdit (UTF-16) or null; it changes nothing.
+func (m *Manager) WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error) {
+	abs, s, err := m.resolve(oldPath)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !present(p.caps.Workspace.FileOperations.WillRename) {
+		return json.RawMessage("null"), nil
+	}
+	newAbs, _ := filepath.Abs(newPath)
+	params, err := renameParams(abs, newAbs)
+	if err != nil {
+		return nil, err
+	}
+	return s.request(ctx, abs, "workspace/willRenameFiles", params)
+}
+
+// FileRenamed tells running servers that oldPath moved to newPath: the old
+// document is closed and didRenameFiles (or didChangeWatchedFiles) sent.
+func (m *Manager) FileRenamed(ctx context.Context, oldPath, newPath string) error {
+	oldAbs, _ := filepath.Abs(oldPath)
+	newAbs, _ := filepath.Abs(newPath)
+	var errs []error
+	for _, p := range m.running() {
+		if within(p.srv.ceiling, oldAbs) || within(p.srv.ceiling, newAbs) {
+			errs = append(errs, p.renamed(ctx, oldAbs, newAbs))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (m *Manager) running() []*proc {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []*proc
+	for _, s := range m.servers {
+		s.mu.Lock()
+		if s.cur != nil && !s.cur.exited() {
+			out = append(out, s.cur)
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Prewarm starts the server for path (and opens nothing), so the first
+// real request does not pay for start-up.
+func (m *Manager) Prewarm(ctx context.Context, path string) error {
+	_, s, err := m.resolve(path)
+	if err != nil {
+		return err
+	}
+	_, err = s.ensure(ctx)
+	return err
+}
+
+// Subscribe returns a channel receiving every publishDiagnostics of every
+// server, in arrival order per server, and a function that ends the
+// subscription. The channel has buffer buf; when it is full, events are
+// dropped for that subscriber (the handler never blocks on a slow reader).
+// The channel is closed by cancel or Close.
+func (m *Manager) Subscribe(buf int) (<-chan DiagnosticsEvent, func()) {
+	ch := make(chan DiagnosticsEvent, max(buf, 1))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	id := m.subID
+	m.subID++
+	m.subs[id] = ch
+	return ch, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if c, ok := m.subs[id]; ok {
+			delete(m.subs, id)
+			close(c)
+		}
+	}
+}
+
+func (m *Manager) broadcast(ev DiagnosticsEvent) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, ch := range m.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+}
+
+// ServerStatus describes one (server, root) pair.
+type ServerStatus struct {
+	Name     string `json:"name"`
+	Root     string `json:"root"`
+	State    State  `json:"state"`
+	PID      int    `json:"pid,omitempty"`
+	RSSBytes int64  `json:"rssBytes,omitempty"`
+	// Indexing lists the titles of the server's work in progress.
+	Indexing      []string          `json:"indexing,omitempty"`
+	LastError     string            `json:"lastError,omitempty"`
+	Encoding      position.Encoding `json:"encoding,omitempty"`
+	Restarts      int               `json:"restarts"`
+	OpenDocuments int               `json:"openDocuments"`
+	// Capabilities is the server's ServerCapabilities as sent.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	// Registrations are the dynamic registrations in force.
+	Registrations []Registration `json:"registrations,omitempty"`
+}
+
+// Servers returns the status of every (server, root) pair used so far,
+// sorted by name and root.
+func (m *Manager) Servers() []ServerStatus {
+	m.mu.Lock()
+	list := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		list = append(list, s)
+	}
+	m.mu.Unlock()
+	out := make([]ServerStatus, 0, len(list))
+	for _, s := range list {
+		s.mu.Lock()
+		st := ServerStatus{Name: s.cfg.Name, Root: s.root, State: s.state, Restarts: s.restarts}
+		if s.lastErr != nil {
+			st.LastError = s.lastErr.Error()
+		}
+		p := s.cur
+		s.mu.Unlock()
+		if p != nil {
+			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
+			st.RSSBytes = rss(p.pid)
+			st.Indexing, _ = p.busy()
+			p.mu.Lock()
+			st.OpenDocuments = len(p.docs)
+			for _, r := range p.dynRegs {
+				st.Registrations = append(st.Registrations, r)
+			}
+			p.mu.Unlock()
+			sort.Slice(st.Registrations, func(i, j int) bool { return st.Registrations[i].ID < st.Registrations[j].ID })
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Root < out[j].Root
+	})
+	return out
+}
+
+// rss reads a process's resident set size from /proc (0 elsewhere).
+func rss(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// Close shuts every server down (shutdown, exit, SIGTERM, SIGKILL of the
+// process group) and returns when no process and no goroutine of the
+// Manager is left. Later calls return ErrClosed.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	m.closed = true
+	list := make([]*server, 0, len(m.servers))
+	for _, s := range m.servers {
+		list = append(list, s)
+	}
+	for id, ch := range m.subs {
+		delete(m.subs, id)
+		close(ch)
+	}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.close(ctx)
+		}()
+	}
+	wg.Wait()
+	return nil
+}

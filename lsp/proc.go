@@ -1,0 +1,580 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// LSP error codes that jsonrpc2 does not define.
+const (
+	codeRequestCancelled = -32800
+	codeContentModified  = -32801
+	codeServerCancelled  = -32802
+	codeMethodNotFound   = -32601
+)
+
+// proc is one running language-server process and its connection. A proc
+// is never restarted: a crash or recycle makes a new proc (server.ensure).
+//
+// Concurrency: the jsonrpc2 read loop calls handle synchronously, in
+// message order; handle never blocks on the connection (server→client
+// requests are answered from goroutines tracked by wg). Everything else may
+// be called from any goroutine; mu guards the mutable maps.
+type proc struct {
+	srv  *server
+	log  *slog.Logger
+	cmd  *exec.Cmd
+	pid  int
+	conn *jsonrpc2.Conn
+	// done is closed when the process has exited and the conn is closed.
+	done    chan struct{}
+	exitErr error
+	// closing is set by an intentional shutdown, so exit is not a crash.
+	closing atomic.Bool
+	nextID  atomic.Uint64
+	wg      sync.WaitGroup
+	stderr  *tailBuffer
+
+	// Set once by initialize, read-only afterwards.
+	enc      position.Encoding
+	caps     serverCaps
+	capsRaw  json.RawMessage
+	initDone chan struct{}
+
+	syncMu sync.Mutex // serialises document sync so versions go out in order
+	mu         sync.Mutex
+	docs       map[string]*document // by path
+	progress   map[string]string    // active work-done tokens → title
+	idleCh     chan struct{}        // closed when progress becomes empty
+	dynRegs    map[string]Registration
+	diags      diagStore
+	timeouts   int // consecutive request timeouts
+	refreshGen uint64
+}
+
+// serverCaps is the part of ServerCapabilities the client acts on.
+type serverCaps struct {
+	PositionEncoding string          `json:"positionEncoding"`
+	TextDocumentSync json.RawMessage `json:"textDocumentSync"`
+	DiagnosticProv   json.RawMessage `json:"diagnosticProvider"`
+	Workspace        struct {
+		WorkspaceFolders struct {
+			Supported bool `json:"supported"`
+		} `json:"workspaceFolders"`
+		FileOperations struct {
+			WillRename json.RawMessage `json:"willRename"`
+			DidRename  json.RawMessage `json:"didRename"`
+		} `json:"fileOperations"`
+	} `json:"workspace"`
+}
+
+// Registration is one dynamic capability registration a server made with
+// client/registerCapability.
+type Registration struct {
+	ID              string          `json:"id"`
+	Method          string          `json:"method"`
+	RegisterOptions json.RawMessage `json:"registerOptions,omitempty"`
+}
+
+// tailBuffer keeps the last bytes a server wrote to stderr, for error
+// messages about crashes.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if n := len(t.buf); n > 4096 {
+		t.buf = append(t.buf[:0], t.buf[n-4096:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
+
+// pipes joins the child's stdout (read) and stdin (write) into the stream
+// jsonrpc2 wants. Every write runs under a watchdog: a server that stops
+// reading its stdin for longer than the write timeout is killed as wedged,
+// which fails the blocked write with EPIPE instead of hanging the caller
+// (jsonrpc2 writes ignore contexts).
+type pipes struct {
+	r       io.ReadCloser
+	w       io.WriteCloser
+	timeout time.Duration
+	onWedge func()
+}
+
+func (p *pipes) Read(b []byte) (int, error) { return p.r.Read(b) }
+func (p *pipes) Write(b []byte) (int, error) {
+	t := time.AfterFunc(p.timeout, p.onWedge)
+	defer t.Stop()
+	return p.w.Write(b)
+}
+func (p *pipes) Close() error { return p.w.Close() }
+
+// startProc spawns the server in its own process group and connects to it;
+// it does not initialize.
+func startProc(s *server) (*proc, error) {
+	cfg := s.cfg
+	path, err := s.mgr.lookPath(cfg.Command)
+	if err != nil {
+		return nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
+	}
+	cmd := exec.Command(path, cfg.Args...)
+	cmd.Dir = s.root
+	cmd.Env = append(s.mgr.env(), cfg.Env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+	}
+	p := &proc{
+		srv: s, log: s.log, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{},
+		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
+		dynRegs: map[string]Registration{}, enc: position.UTF16,
+	}
+	p.diags.init()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+	}
+	// Own pipes (not exec's copying goroutines) so that Wait returns when
+	// the server exits even if a child it started still holds them.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("start %s (%s): %w", cfg.Name, path, err)
+	}
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		_, _ = io.Copy(p.stderr, errR)
+		errR.Close()
+	}()
+	p.pid = cmd.Process.Pid
+	stream := jsonrpc2.NewBufferedStream(&pipes{r: outR, w: inW, timeout: s.tm.Write.d(), onWedge: func() {
+		p.log.Warn("server stopped reading its input; killing it as wedged", "server", cfg.Name, "pid", p.pid)
+		p.srv.noteError(fmt.Errorf("server %s wedged: stopped reading its input for %s", cfg.Name, s.tm.Write.d()))
+		p.kill()
+	}}, jsonrpc2.VSCodeObjectCodec{})
+	p.conn = jsonrpc2.NewConn(context.Background(), stream, p,
+		jsonrpc2.SetLogger(slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)))
+	go p.wait(outR)
+	return p, nil
+}
+
+// wait reaps the process and closes the connection; it is the only
+// goroutine that closes done.
+func (p *proc) wait(outR io.Closer) {
+	err := p.cmd.Wait()
+	// Children the server started may still hold the group: end them.
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.conn.Close()
+	<-p.conn.DisconnectNotify()
+	outR.Close()
+	p.exitErr = err
+	close(p.done)
+	if !p.closing.Load() {
+		msg := fmt.Sprintf("server %s exited unexpectedly: %v", p.srv.cfg.Name, err)
+		if tail := p.stderr.String(); tail != "" {
+			msg += "; stderr: " + lastLine(tail)
+		}
+		p.log.Warn(msg)
+		p.srv.crashed(p, errors.New(msg))
+	}
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// kill ends the whole process group at once.
+func (p *proc) kill() { _ = syscall.Kill(-p.pid, syscall.SIGKILL) }
+
+// exited reports whether the process is gone.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// call sends one request with a client-chosen id and waits for its answer.
+// When ctx ends first it sends $/cancelRequest (on a detached context) and
+// returns ctx's error; a process exit returns ErrServerExited.
+func (p *proc) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := jsonrpc2.ID{Num: p.nextID.Add(1)}
+	var pv any
+	if params != nil {
+		pv = params
+	}
+	w, err := p.conn.DispatchCall(context.Background(), method, pv, jsonrpc2.PickID(id))
+	if err != nil {
+		return nil, p.connErr(method, err)
+	}
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
+	if err == nil {
+		return raw, nil
+	}
+	if ctx.Err() != nil && !p.exited() {
+		p.goNotify("$/cancelRequest", json.RawMessage(fmt.Sprintf(`{"id":%d}`, id.Num)))
+		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+	return nil, p.connErr(method, err)
+}
+
+func (p *proc) connErr(method string, err error) error {
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) {
+		return &ResponseError{Method: method, Code: rpcErr.Code, Message: rpcErr.Message, Data: rawData(rpcErr.Data)}
+	}
+	if p.exited() || errors.Is(err, jsonrpc2.ErrClosed) {
+		return fmt.Errorf("%s: %w", method, ErrServerExited)
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}
+
+func rawData(d *json.RawMessage) json.RawMessage {
+	if d == nil {
+		return nil
+	}
+	return *d
+}
+
+// notify sends a notification; the write watchdog bounds it.
+func (p *proc) notify(method string, params json.RawMessage) error {
+	if err := p.conn.Notify(context.Background(), method, params); err != nil {
+		return p.connErr(method, err)
+	}
+	return nil
+}
+
+// goNotify sends a notification without making the caller wait for the
+// write.
+func (p *proc) goNotify(method string, params json.RawMessage) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		_ = p.notify(method, params)
+	}()
+}
+
+// Handle is the connection's single synchronous handler (see proc).
+func (p *proc) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var params json.RawMessage
+	if req.Params != nil {
+		params = *req.Params
+	}
+	if req.Notif {
+		p.notification(req.Method, params)
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		result, rerr := p.serverRequest(req.Method, params)
+		if rerr != nil {
+			_ = conn.ReplyWithError(context.Background(), req.ID, rerr)
+			return
+		}
+		_ = conn.Reply(context.Background(), req.ID, result)
+	}()
+}
+
+func (p *proc) notification(method string, params json.RawMessage) {
+	switch method {
+	case "textDocument/publishDiagnostics":
+		p.publishDiagnostics(params)
+	case "$/progress":
+		p.onProgress(params)
+	case "window/logMessage", "window/showMessage":
+		var m struct {
+			Type    int    `json:"type"`
+			Message string `json:"message"`
+		}
+		if decode(params, &m) == nil {
+			p.log.Debug("server message", "server", p.srv.cfg.Name, "type", m.Type, "message", m.Message)
+		}
+	default:
+		p.log.Debug("server notification ignored", "server", p.srv.cfg.Name, "method", method)
+	}
+}
+
+func (p *proc) onProgress(params json.RawMessage) {
+	var m struct {
+		Token json.RawMessage `json:"token"`
+		Value struct {
+			Kind  string `json:"kind"`
+			Title string `json:"title"`
+		} `json:"value"`
+	}
+	if decode(params, &m) != nil {
+		return
+	}
+	tok := string(m.Token)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch m.Value.Kind {
+	case "begin":
+		if len(p.progress) == 0 {
+			p.idleCh = make(chan struct{})
+		}
+		p.progress[tok] = m.Value.Title
+	case "end":
+		if _, ok := p.progress[tok]; !ok {
+			return
+		}
+		delete(p.progress, tok)
+		if len(p.progress) == 0 && p.idleCh != nil {
+			close(p.idleCh)
+			p.idleCh = nil
+		}
+	}
+}
+
+// busy returns the titles of the work in progress and a channel closed
+// when it ends (nil when nothing is in progress).
+func (p *proc) busy() ([]string, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.progress) == 0 {
+		return nil, nil
+	}
+	titles := make([]string, 0, len(p.progress))
+	for _, t := range p.progress {
+		titles = append(titles, t)
+	}
+	return titles, p.idleCh
+}
+
+// serverRequest answers a server→client request.
+func (p *proc) serverRequest(method string, params json.RawMessage) (any, *jsonrpc2.Error) {
+	switch method {
+	case "workspace/configuration":
+		return p.configuration(params)
+	case "window/workDoneProgress/create", "window/showMessageRequest",
+		"workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
+		"workspace/codeLens/refresh", "workspace/inlineValue/refresh", "workspace/foldingRange/refresh":
+		return nil, nil
+	case "workspace/diagnostic/refresh":
+		p.mu.Lock()
+		p.refreshGen++
+		p.mu.Unlock()
+		p.diags.bump()
+		return nil, nil
+	case "client/registerCapability":
+		var m struct {
+			Registrations []Registration `json:"registrations"`
+		}
+		if err := decode(params, &m); err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+		p.mu.Lock()
+		for _, r := range m.Registrations {
+			p.dynRegs[r.ID] = r
+		}
+		p.mu.Unlock()
+		p.diags.bump() // a waiter may now pull instead of waiting for a push
+		return nil, nil
+	case "client/unregisterCapability":
+		var m struct {
+			// The specification's field name is misspelt on purpose.
+			Unregisterations []Registration `json:"unregisterations"`
+		}
+		if err := decode(params, &m); err != nil {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+		}
+		p.mu.Lock()
+		for _, r := range m.Unregisterations {
+			delete(p.dynRegs, r.ID)
+		}
+		p.mu.Unlock()
+		return nil, nil
+	case "workspace/workspaceFolders":
+		return json.RawMessage(p.srv.foldersJSON()), nil
+	case "workspace/applyEdit":
+		return p.applyEdit(params), nil
+	case "window/showDocument":
+		return json.RawMessage(`{"success":false}`), nil
+	}
+	return nil, &jsonrpc2.Error{Code: codeMethodNotFound, Message: "method not supported by acp-lsp: " + method}
+}
+
+func (p *proc) configuration(params json.RawMessage) (any, *jsonrpc2.Error) {
+	var m struct {
+		Items []struct {
+			Section string `json:"section"`
+		} `json:"items"`
+	}
+	if err := decode(params, &m); err != nil {
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
+	}
+	out := make([]json.RawMessage, len(m.Items))
+	settings := p.srv.cfg.Settings
+	for i, it := range m.Items {
+		out[i] = json.RawMessage("null")
+		switch v, ok := settings[it.Section]; {
+		case it.Section == "" && len(settings) > 0:
+			all, err := encode(settings)
+			if err == nil {
+				out[i] = all
+			}
+		case ok:
+			out[i] = v
+		}
+	}
+	return out, nil
+}
+
+// applyEdit applies a server-initiated edit on disk through lsp/edit; the
+// next sync of each touched file sends its new text.
+func (p *proc) applyEdit(params json.RawMessage) any {
+	var m struct {
+		Edit json.RawMessage `json:"edit"`
+	}
+	fail := func(err error) any {
+		reason, _ := encode(err.Error())
+		return json.RawMessage(`{"applied":false,"failureReason":` + string(reason) + `}`)
+	}
+	if err := decode(params, &m); err != nil {
+		return fail(err)
+	}
+	we, err := edit.Parse(m.Edit)
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := edit.Apply(context.Background(), we, edit.Options{Encoding: p.enc, Root: p.srv.ceiling}); err != nil {
+		return fail(err)
+	}
+	return json.RawMessage(`{"applied":true}`)
+}
+
+// initialize runs the LSP handshake and records what the server offers.
+func (p *proc) initialize(ctx context.Context) error {
+	params, err := initializeParams(p.srv)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.srv.tm.Initialize.d())
+	defer cancel()
+	raw, err := p.call(ctx, "initialize", params)
+	if err != nil {
+		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
+	}
+	var res struct {
+		Capabilities json.RawMessage `json:"capabilities"`
+	}
+	if err := decode(raw, &res); err != nil {
+		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
+	}
+	p.capsRaw = res.Capabilities
+	if err := decode(res.Capabilities, &p.caps); err != nil {
+		return fmt.Errorf("initialize %s: capabilities: %w", p.srv.cfg.Name, err)
+	}
+	if enc, err := position.ParseEncoding(p.caps.PositionEncoding); err == nil {
+		p.enc = enc
+	}
+	if err := p.notify("initialized", json.RawMessage("{}")); err != nil {
+		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
+	}
+	close(p.initDone)
+	return nil
+}
+
+// shutdown ends the process politely and then by force: shutdown, exit,
+// SIGTERM, SIGKILL to the group, each bounded by the shutdown timeout. It
+// returns once the process has exited and every goroutine of the proc
+// ended.
+func (p *proc) shutdown(ctx context.Context) {
+	p.closing.Store(true)
+	grace := p.srv.tm.Shutdown.d()
+	if !p.exited() {
+		cctx, cancel := context.WithTimeout(ctx, grace)
+		_, err := p.call(cctx, "shutdown", nil)
+		cancel()
+		if err == nil {
+			p.goNotify("exit", nil)
+		}
+		p.conn.Close()
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		t.Reset(grace)
+		select {
+		case <-p.done:
+		case <-t.C:
+			p.kill()
+			<-p.done
+		}
+	}
+	p.wg.Wait()
+	p.diags.closeAll()
+}
+
+// capability reports whether the server offers a static capability raw
+// (present and not false) or registered method dynamically.
+func (p *proc) dynamic(method string) []Registration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Registration
+	for _, r := range p.dynRegs {
+		if r.Method == method {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func present(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s != "" && s != "null" && s != "false"
+}

@@ -1,0 +1,503 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// State is the life-cycle state of a (server, root) pair.
+type State string
+
+// States reported by Manager.Servers.
+const (
+	StateStopped  State = "stopped"  // not started yet, or idle-stopped
+	StateStarting State = "starting" // spawned, initialize in flight
+	StateRunning  State = "running"
+	StateCrashed  State = "crashed" // exited unexpectedly; restarts on next use after backoff
+	StateBroken   State = "broken"  // too many crashes: circuit open until the restart window passes
+	StateMissing  State = "missing" // binary not installed
+	StateClosed   State = "closed"  // Manager closed
+)
+
+// Errors callers can test with errors.Is / errors.As.
+var (
+	// ErrTimeout: a request or wait ran out of time.
+	ErrTimeout = errors.New("language server did not answer in time")
+	// ErrServerExited: the server process ended while a request was open.
+	ErrServerExited = errors.New("language server exited")
+	// ErrClosed: the Manager is closed.
+	ErrClosed = errors.New("lsp manager closed")
+	// ErrOutsideWorkspace: the path is not under any workspace root.
+	ErrOutsideWorkspace = errors.New("path outside every workspace root")
+	// ErrNoServer: no configured server handles the file type.
+	ErrNoServer = errors.New("no language server handles this file type")
+	// ErrCircuitOpen: the server crashed too often and is not restarted
+	// until its restart window passes.
+	ErrCircuitOpen = errors.New("language server crashed too often; not restarting for now")
+)
+
+// MissingServerError names a server whose program is not installed.
+type MissingServerError struct {
+	Server, Command, InstallHint string
+}
+
+func (e *MissingServerError) Error() string {
+	return fmt.Sprintf("language server %s: program %q not found on PATH; install it with: %s", e.Server, e.Command, e.InstallHint)
+}
+
+// IndexingError is returned instead of an empty answer while the server is
+// still loading the project.
+type IndexingError struct {
+	Server string
+	// Work are the titles of the server's work in progress.
+	Work []string
+}
+
+func (e *IndexingError) Error() string {
+	return fmt.Sprintf("language server %s is still indexing (%s); try again shortly", e.Server, strings.Join(e.Work, ", "))
+}
+
+// ResponseError is a JSON-RPC error a server answered with.
+type ResponseError struct {
+	Method  string
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("%s: server error %d: %s", e.Method, e.Code, e.Message)
+}
+
+func (d Duration) d() time.Duration { return time.Duration(d) }
+
+// server is one (server config, root) pair and the process currently
+// serving it. mu guards every field below it.
+type server struct {
+	mgr     *Manager
+	cfg     ServerConfig
+	root    string // project root, the workspace folder
+	ceiling string // workspace root the project root lies in
+	tm      Timeouts
+	log     *slog.Logger
+
+	mu        sync.Mutex
+	cur       *proc
+	starting  chan struct{}
+	state     State
+	lastErr   error
+	crashes   []time.Time
+	restarts  int
+	reopen    []string
+	dead      []*proc
+	inflight  int
+	lastUsed  time.Time
+	idleTimer *time.Timer
+	closed    bool
+}
+
+func (s *server) noteError(err error) {
+	s.mu.Lock()
+	s.lastErr = err
+	s.mu.Unlock()
+}
+
+// ensure returns the running process, starting it (once, shared by
+// concurrent callers) when needed.
+func (s *server) ensure(ctx context.Context) (*proc, error) {
+	s.mu.Lock()
+	for {
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s.cur != nil && !s.cur.exited() {
+			p := s.cur
+			s.mu.Unlock()
+			return p, nil
+		}
+		if s.starting == nil {
+			break
+		}
+		ch := s.starting
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+		}
+		s.mu.Lock()
+		if s.cur == nil && s.lastErr != nil && s.starting == nil {
+			err := s.lastErr
+			s.mu.Unlock()
+			return nil, err
+		}
+	}
+	now := time.Now()
+	window := s.mgr.opts.RestartWindow
+	recent := s.crashes[:0]
+	for _, t := range s.crashes {
+		if now.Sub(t) < window {
+			recent = append(recent, t)
+		}
+	}
+	s.crashes = recent
+	if len(recent) > s.mgr.opts.MaxRestarts {
+		s.state = StateBroken
+		err := fmt.Errorf("%s (%d crashes within %s, last: %v): %w", s.cfg.Name, len(recent), window, s.lastErr, ErrCircuitOpen)
+		s.mu.Unlock()
+		return nil, err
+	}
+	var delay time.Duration
+	if n := len(recent); n > 0 {
+		delay = min(100*time.Millisecond<<(n-1), 10*time.Second) - now.Sub(recent[n-1])
+	}
+	s.starting = make(chan struct{})
+	s.state = StateStarting
+	reopen := s.reopen
+	s.reopen = nil
+	s.mu.Unlock()
+
+	p, err := s.start(ctx, delay, reopen)
+
+	s.mu.Lock()
+	close(s.starting)
+	s.starting = nil
+	if err != nil {
+		var me *MissingServerError
+		if errors.As(err, &me) {
+			s.state = StateMissing
+		} else {
+			s.state = StateCrashed
+			s.crashes = append(s.crashes, time.Now())
+		}
+		s.lastErr = err
+		s.reopen = reopen
+		s.mu.Unlock()
+		return nil, err
+	}
+	if s.closed {
+		s.mu.Unlock()
+		p.shutdown(context.Background())
+		return nil, ErrClosed
+	}
+	s.cur = p
+	s.state = StateRunning
+	if len(recent) > 0 {
+		s.restarts++
+	}
+	s.mu.Unlock()
+	return p, nil
+}
+
+func (s *server) start(ctx context.Context, delay time.Duration, reopen []string) (*proc, error) {
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+		}
+	}
+	p, err := startProc(s)
+	if err != nil {
+		return nil, err
+	}
+	// A shared process must not die with the first caller's context.
+	if err := p.initialize(context.WithoutCancel(ctx)); err != nil {
+		p.closing.Store(true)
+		p.kill()
+		<-p.done
+		p.wg.Wait()
+		if tail := p.stderr.String(); tail != "" {
+			err = fmt.Errorf("%w; stderr: %s", err, lastLine(tail))
+		}
+		return nil, err
+	}
+	for _, path := range reopen {
+		if _, err := os.Stat(path); err == nil {
+			_, _ = p.sync(path)
+		}
+	}
+	s.log.Info("language server started", "server", s.cfg.Name, "root", s.root, "pid", p.pid, "encoding", p.enc)
+	return p, nil
+}
+
+// crashed is called by proc.wait when the process exits on its own.
+func (s *server) crashed(p *proc, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != p {
+		return
+	}
+	s.cur = nil
+	s.dead = append(s.dead, p)
+	s.state = StateCrashed
+	s.lastErr = err
+	s.crashes = append(s.crashes, time.Now())
+	s.reopen = p.openPaths()
+}
+
+// recycle kills a wedged process; the next use starts a fresh one.
+func (s *server) recycle(p *proc, why string) {
+	s.mu.Lock()
+	if s.cur != p {
+		s.mu.Unlock()
+		return
+	}
+	s.cur = nil
+	s.dead = append(s.dead, p)
+	s.state = StateCrashed
+	s.lastErr = fmt.Errorf("%s recycled: %s", s.cfg.Name, why)
+	s.crashes = append(s.crashes, time.Now())
+	s.reopen = p.openPaths()
+	s.mu.Unlock()
+	s.log.Warn("recycling language server", "server", s.cfg.Name, "pid", p.pid, "why", why)
+	p.closing.Store(true)
+	p.kill()
+}
+
+// begin and end count requests in flight for idle teardown.
+func (s *server) begin() {
+	s.mu.Lock()
+	s.inflight++
+	s.lastUsed = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *server) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inflight--
+	s.lastUsed = time.Now()
+	idle := s.tm.Idle.d()
+	if idle <= 0 || s.closed {
+		return
+	}
+	if s.idleTimer == nil {
+		s.idleTimer = time.AfterFunc(idle, s.idleCheck)
+	} else {
+		s.idleTimer.Reset(idle)
+	}
+}
+
+func (s *server) idleCheck() {
+	s.mu.Lock()
+	idle := s.tm.Idle.d()
+	if s.closed || s.cur == nil {
+		s.mu.Unlock()
+		return
+	}
+	if left := idle - time.Since(s.lastUsed); s.inflight > 0 || left > 0 {
+		s.idleTimer.Reset(max(left, idle/10))
+		s.mu.Unlock()
+		return
+	}
+	p := s.cur
+	s.cur = nil
+	s.state = StateStopped
+	s.dead = append(s.dead, p)
+	s.mu.Unlock()
+	s.log.Info("stopping idle language server", "server", s.cfg.Name, "root", s.root)
+	p.shutdown(context.Background())
+}
+
+// close shuts the process down and waits for every process this server
+// ever ran.
+func (s *server) close(ctx context.Context) {
+	s.mu.Lock()
+	s.closed = true
+	if s.idleTimer != nil {
+		s.idleTimer.Stop()
+	}
+	p := s.cur
+	s.cur = nil
+	dead := s.dead
+	s.dead = nil
+	s.state = StateClosed
+	starting := s.starting
+	s.mu.Unlock()
+	if starting != nil {
+		<-starting
+		s.mu.Lock()
+		if s.cur != nil {
+			p = s.cur
+			s.cur = nil
+		}
+		s.mu.Unlock()
+	}
+	if p != nil {
+		p.shutdown(ctx)
+	}
+	for _, d := range dead {
+		d.shutdown(ctx)
+	}
+}
+
+// call sends a request on p with retries for ContentModified and
+// ServerCancelled, readiness handling and timeout accounting. params and
+// the result are in the server's encoding.
+func (s *server) call(ctx context.Context, p *proc, d document, method string, params json.RawMessage) (json.RawMessage, error) {
+	backoff := 20 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		raw, err := p.call(ctx, method, params)
+		if err == nil {
+			p.mu.Lock()
+			p.timeouts = 0
+			p.mu.Unlock()
+			if isEmptyResult(raw) && method != "shutdown" {
+				if titles, idle := p.busy(); idle != nil {
+					select {
+					case <-idle:
+						continue
+					case <-ctx.Done():
+						return nil, &IndexingError{Server: s.cfg.Name, Work: titles}
+					case <-p.done:
+						return nil, fmt.Errorf("%s: %w", method, ErrServerExited)
+					}
+				}
+			}
+			return raw, nil
+		}
+		var re *ResponseError
+		if errors.As(err, &re) && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
+			t := time.NewTimer(backoff)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, err
+			}
+			backoff *= 2
+			if d.path != "" {
+				// The file may have changed under the server: resync.
+				if nd, serr := p.sync(d.path); serr == nil {
+					d = nd
+				}
+			}
+			continue
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			if titles, _ := p.busy(); titles != nil {
+				return nil, &IndexingError{Server: s.cfg.Name, Work: titles}
+			}
+			p.mu.Lock()
+			p.timeouts++
+			n := p.timeouts
+			p.mu.Unlock()
+			if n >= s.mgr.opts.WedgeAfter {
+				s.recycle(p, fmt.Sprintf("%d requests in a row timed out", n))
+			}
+			return nil, fmt.Errorf("%s %s: %w (%w)", s.cfg.Name, method, ErrTimeout, err)
+		}
+		return nil, err
+	}
+}
+
+// request syncs path, converts positions and runs method.
+func (s *server) request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
+	s.begin()
+	defer s.end()
+	ctx, cancel := context.WithTimeout(ctx, s.tm.Request.d())
+	defer cancel()
+	p, err := s.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := p.sync(path)
+	if err != nil {
+		return nil, err
+	}
+	if p.enc != position.UTF16 && len(params) > 0 {
+		c := newConverter(position.UTF16, p.enc, p.openText)
+		if params, err = c.convert(params, d.uri); err != nil {
+			return nil, fmt.Errorf("%s: %w", method, err)
+		}
+	}
+	raw, err := s.call(ctx, p, d, method, params)
+	if err != nil {
+		return nil, err
+	}
+	if p.enc != position.UTF16 {
+		c := newConverter(p.enc, position.UTF16, p.openText)
+		return c.convert(raw, d.uri)
+	}
+	return raw, nil
+}
+
+func (s *server) foldersJSON() string {
+	b, _ := encode([]map[string]string{{"uri": edit.URIFromPath(s.root), "name": filepath.Base(s.root)}})
+	return string(b)
+}
+
+// initializeParams builds initialize's params: the client's real
+// capabilities, the root and its workspace folder.
+func initializeParams(s *server) (json.RawMessage, error) {
+	rootURI, _ := encode(edit.URIFromPath(s.root))
+	init := json.RawMessage("null")
+	if len(s.cfg.InitializationOptions) > 0 {
+		init = s.cfg.InitializationOptions
+	}
+	return json.RawMessage(`{"processId":` + strconv.Itoa(os.Getpid()) +
+		`,"clientInfo":{"name":"acp-lsp"},"locale":"en","rootUri":` + string(rootURI) +
+		`,"rootPath":` + mustString(s.root) +
+		`,"workspaceFolders":` + s.foldersJSON() +
+		`,"initializationOptions":` + string(init) +
+		`,"capabilities":` + clientCapabilities + `}`), nil
+}
+
+func mustString(s string) string {
+	b, _ := encode(s)
+	return string(b)
+}
+
+// clientCapabilities are what this client really implements.
+const clientCapabilities = `{
+ "general": {"positionEncodings": ["utf-8", "utf-16"]},
+ "window": {"workDoneProgress": true, "showMessage": {}, "showDocument": {"support": false}},
+ "workspace": {
+  "applyEdit": true,
+  "configuration": true,
+  "workspaceFolders": true,
+  "workspaceEdit": {"documentChanges": true, "resourceOperations": ["create", "rename", "delete"], "failureHandling": "transactional"},
+  "didChangeWatchedFiles": {"dynamicRegistration": true, "relativePatternSupport": true},
+  "didChangeConfiguration": {"dynamicRegistration": true},
+  "symbol": {"dynamicRegistration": true},
+  "executeCommand": {"dynamicRegistration": true},
+  "fileOperations": {"dynamicRegistration": true, "willRename": true, "didRename": true},
+  "diagnostics": {"refreshSupport": true}
+ },
+ "textDocument": {
+  "synchronization": {"dynamicRegistration": true, "didSave": true, "willSave": false},
+  "publishDiagnostics": {"relatedInformation": true, "versionSupport": true, "codeDescriptionSupport": true, "dataSupport": true, "tagSupport": {"valueSet": [1, 2]}},
+  "diagnostic": {"dynamicRegistration": true, "relatedDocumentSupport": false},
+  "hover": {"dynamicRegistration": true, "contentFormat": ["markdown", "plaintext"]},
+  "definition": {"dynamicRegistration": true, "linkSupport": true},
+  "declaration": {"dynamicRegistration": true, "linkSupport": true},
+  "typeDefinition": {"dynamicRegistration": true, "linkSupport": true},
+  "implementation": {"dynamicRegistration": true, "linkSupport": true},
+  "references": {"dynamicRegistration": true},
+  "documentSymbol": {"dynamicRegistration": true, "hierarchicalDocumentSymbolSupport": true, "symbolKind": {"valueSet": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26]}},
+  "rename": {"dynamicRegistration": true, "prepareSupport": true},
+  "callHierarchy": {"dynamicRegistration": true},
+  "typeHierarchy": {"dynamicRegistration": true},
+  "signatureHelp": {"dynamicRegistration": true, "signatureInformation": {"documentationFormat": ["markdown", "plaintext"]}},
+  "codeAction": {"dynamicRegistration": true, "isPreferredSupport": true, "dataSupport": true, "resolveSupport": {"properties": ["edit"]},
+   "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports", "source.fixAll"]}}},
+  "formatting": {"dynamicRegistration": true},
+  "completion": {"dynamicRegistration": true, "completionItem": {"snippetSupport": false, "documentationFormat": ["markdown", "plaintext"]}}
+ }
+}`
