@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -42,8 +44,10 @@ func Args(scriptPath, recordPath string) []string {
 
 // Alive reports the live processes (pid list) whose process group is pgid,
 // read from /proc: after a client has shut a subprocess down it must be
-// empty. Zombies count as gone (their parent has yet to reap them, which
-// is not a leak of the group).
+// empty. Processes that can no longer run count as gone: zombies (their
+// parent has yet to reap them), processes already exiting, and processes
+// with SIGKILL pending, which the kernel delivers asynchronously to the
+// other members of a killed group.
 func Alive(pgid int) ([]int, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -60,9 +64,13 @@ func Alive(pgid int) ([]int, error) {
 			continue
 		}
 		st, ok := parseStat(string(b))
-		if ok && st.pgrp == pgid && st.state != 'Z' && st.state != 'X' {
-			out = append(out, pid)
+		if !ok || st.pgrp != pgid || st.state == 'Z' || st.state == 'X' || st.flags&pfExiting != 0 {
+			continue
 		}
+		if status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status")); err == nil && killPending(string(status)) {
+			continue
+		}
+		out = append(out, pid)
 	}
 	return out, nil
 }
@@ -70,6 +78,26 @@ func Alive(pgid int) ([]int, error) {
 type procStat struct {
 	state byte
 	pgrp  int
+	flags uint
+}
+
+// pfExiting is the kernel's PF_EXITING task flag.
+const pfExiting = 0x4
+
+// killPending reports whether /proc/PID/status shows SIGKILL (signal 9,
+// bit 8 of the masks) pending for the thread or its group.
+func killPending(status string) bool {
+	for line := range strings.Lines(status) {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "SigPnd" && name != "ShdPnd") {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(val), 16, 64)
+		if err == nil && mask&(1<<8) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // parseStat reads state and pgrp from /proc/PID/stat, whose second field
@@ -86,8 +114,8 @@ func parseStat(s string) (procStat, bool) {
 		return procStat{}, false
 	}
 	var st procStat
-	var ppid int
-	if _, err := fmt.Sscanf(s[i+2:], "%c %d %d", &st.state, &ppid, &st.pgrp); err != nil {
+	var ppid, session, tty, tpgid int
+	if _, err := fmt.Sscanf(s[i+2:], "%c %d %d %d %d %d %d", &st.state, &ppid, &st.pgrp, &session, &tty, &tpgid, &st.flags); err != nil {
 		return procStat{}, false
 	}
 	return st, true

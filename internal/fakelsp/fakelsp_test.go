@@ -457,21 +457,27 @@ func TestDynamicRegistration(t *testing.T) {
 		}
 		c.open(uri, "ERROR\n", 1)
 		pull := map[string]any{"textDocument": map[string]any{"uri": uri}}
-		if code := c.errCode(c.reply(c.request("textDocument/diagnostic", pull))); code != CodeMethodNotFound {
-			t.Fatalf("pull before registration answered: %d", code)
-		}
+		id := c.request("textDocument/diagnostic", pull) // held until registered
+		synctest.Wait()
 		c.send(map[string]any{"jsonrpc": "2.0", "id": reg.ID, "result": nil})
-		cfg := c.read()
-		if cfg.Method != "workspace/configuration" {
-			t.Fatalf("want configuration, got %+v", cfg)
+		var cfg, ans wireMsg
+		for range 2 {
+			switch m := c.read(); m.Method {
+			case "workspace/configuration":
+				cfg = m
+			case "":
+				ans = m
+			default:
+				t.Fatalf("unexpected %+v", m)
+			}
+		}
+		if string(ans.ID) != itoa(id) || ans.Error != nil || !strings.Contains(string(ans.Result), DiagnosticMessage) {
+			t.Fatalf("pull answer %+v", ans)
 		}
 		c.send(map[string]any{"jsonrpc": "2.0", "id": cfg.ID, "result": []any{nil}})
 		msgs, _ := s.Wait(t.Context(), func(m []Message) bool { return len(Responses(m)) == 2 })
 		if r := Responses(msgs); string(r[1].Result) != "[null]" {
 			t.Fatalf("responses %+v", r)
-		}
-		if m := c.reply(c.request("textDocument/diagnostic", pull)); m.Error != nil {
-			t.Fatalf("pull after registration: %s", m.Error)
 		}
 		c.shutdownExit(done)
 	})

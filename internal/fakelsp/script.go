@@ -71,9 +71,12 @@ const (
 	DiagPull DiagnosticsMode = "pull"
 	// DiagBoth pushes and offers pull.
 	DiagBoth DiagnosticsMode = "both"
-	// DiagDynamic offers no diagnostics statically; after initialized it
+	// DiagDynamic offers no diagnostics statically; on initialized it
 	// registers textDocument/diagnostic with client/registerCapability and
-	// answers pulls from then on. It never pushes.
+	// answers pulls once the client accepted. It never pushes. Requests
+	// other than initialize and shutdown are answered only after the
+	// client answered the registration, so a client that answers a request
+	// has seen it.
 	DiagDynamic DiagnosticsMode = "dynamic"
 	// DiagNone offers no diagnostics at all.
 	DiagNone DiagnosticsMode = "none"

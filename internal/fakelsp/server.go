@@ -66,6 +66,7 @@ type Server struct {
 	answers  map[string]chan Message  // server→client requests by id
 	nextID   int
 
+	registered      chan struct{} // closed when the client answered the registration
 	endIndexing     chan struct{}
 	endIndexingOnce sync.Once
 
@@ -86,6 +87,7 @@ func New(script Script, record io.Writer) *Server {
 		cancels:     map[string]chan struct{}{},
 		answers:     map[string]chan Message{},
 		endIndexing: make(chan struct{}),
+		registered:  make(chan struct{}),
 	}
 }
 
@@ -321,6 +323,28 @@ func (s *Server) handle(ctx context.Context, wg *sync.WaitGroup, body []byte) er
 }
 
 func (s *Server) request(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
+	if s.script.Diagnostics == DiagDynamic && m.Method != "initialize" && m.Method != "shutdown" {
+		select {
+		case <-s.registered:
+		default:
+			// Held until the client answered the registration. Faults
+			// that end the read loop cannot fire from here.
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				select {
+				case <-s.registered:
+					s.respond(ctx, wg, m)
+				case <-ctx.Done():
+				}
+			}()
+			return nil
+		}
+	}
+	return s.respond(ctx, wg, m)
+}
+
+func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
 	b := s.script.Methods[m.Method]
 	s.mu.Lock()
 	s.counts[m.Method]++
@@ -505,6 +529,24 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		}
 		return errExit
 	case "initialized":
+		if s.script.Diagnostics == DiagDynamic {
+			ch, err := s.send("client/registerCapability", registration)
+			if err != nil {
+				return err
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				select {
+				case ans := <-ch:
+					s.mu.Lock()
+					s.pullOK = ans.Error == nil
+					s.mu.Unlock()
+					close(s.registered)
+				case <-ctx.Done():
+				}
+			}()
+		}
 		var created chan Message
 		if ix := s.script.Indexing; ix != nil && ix.Eager {
 			var err error
@@ -596,32 +638,23 @@ func (s *Server) indexToken() string {
 	return "fakelsp/indexing"
 }
 
+// registration registers pull diagnostics (DiagDynamic).
+var registration = map[string]any{
+	"registrations": []any{map[string]any{
+		"id":     "fakelsp/diagnostic",
+		"method": "textDocument/diagnostic",
+		"registerOptions": map[string]any{
+			"documentSelector":      nil,
+			"identifier":            "fakelsp",
+			"interFileDependencies": false,
+			"workspaceDiagnostics":  false,
+		},
+	}},
+}
+
 // afterInitialized runs the server→client traffic a real server starts
-// once initialized: dynamic registration, indexing progress, scripted
-// requests.
+// once initialized: indexing progress, scripted requests.
 func (s *Server) afterInitialized(ctx context.Context, created chan Message) {
-	if s.script.Diagnostics == DiagDynamic {
-		ans, err := s.call(ctx, "client/registerCapability", map[string]any{
-			"registrations": []any{map[string]any{
-				"id":     "fakelsp/diagnostic",
-				"method": "textDocument/diagnostic",
-				"registerOptions": map[string]any{
-					"documentSelector":      nil,
-					"identifier":            "fakelsp",
-					"interFileDependencies": false,
-					"workspaceDiagnostics":  false,
-				},
-			}},
-		})
-		if err != nil {
-			return
-		}
-		if ans.Error == nil {
-			s.mu.Lock()
-			s.pullOK = true
-			s.mu.Unlock()
-		}
-	}
 	var indexEnd <-chan time.Time
 	if ix := s.script.Indexing; ix != nil {
 		if created == nil {
