@@ -58,7 +58,7 @@ type proc struct {
 	capsRaw  json.RawMessage
 	initDone chan struct{}
 
-	syncMu sync.Mutex // serialises document sync so versions go out in order
+	syncMu     sync.Mutex // serialises document sync so versions go out in order
 	mu         sync.Mutex
 	docs       map[string]*document // by path
 	progress   map[string]string    // active work-done tokens → title

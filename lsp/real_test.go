@@ -47,7 +47,7 @@ func copyDir(t testing.TB, src string) string {
 }
 
 // at returns the UTF-16 position of the n-th (1-based) occurrence of name
-// on the first line containing marker.
+// on the first line containing marker; n = -1 means the last one.
 func at(t testing.TB, path, marker, name string, n int) Position {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -59,7 +59,10 @@ func at(t testing.TB, path, marker, name string, n int) Position {
 			continue
 		}
 		offs, _ := position.Occurrences(line, name)
-		if len(offs) < n {
+		if n < 0 {
+			n = len(offs)
+		}
+		if n == 0 || len(offs) < n {
 			t.Fatalf("%s: line %q has %d occurrences of %q", path, line, len(offs), name)
 		}
 		return Position{Line: uint32(i), Character: uint32(position.ByteToColumn(line, offs[n-1], position.UTF16))}
@@ -130,7 +133,7 @@ func TestRealServers(t *testing.T) {
 			}
 			fd := rep.Files[0]
 			if fd.Verdict != Fresh || fd.Server != tc.server {
-				st, _ := json.Marshal(m.Servers())
+				st, _ := encode(m.Servers())
 				t.Logf("status %s", st)
 				t.Fatalf("diagnostics verdict %s server %s (%s)", fd.Verdict, fd.Server, fd.Detail)
 			}
@@ -143,7 +146,7 @@ func TestRealServers(t *testing.T) {
 
 			// Definition from the call on the non-ASCII line lands on the
 			// definition line, in UTF-16.
-			call := at(t, file, tc.cjkMarker, "greet", 1)
+			call := at(t, file, tc.cjkMarker, "greet", -1) // after the emoji
 			def := at(t, file, tc.defMarker, "greet", 1)
 			raw, err := m.Definition(ctx, file, call)
 			if err != nil {

@@ -8,6 +8,6 @@ func greet(name string) string {
 }
 
 func main() {
-	s := "日本語😀"; fmt.Println(greet(s))
+	fmt.Println(greet("日本語😀"), greet("x"))
 	fmt.Println(greet("x"), undefinedVar)
 }
