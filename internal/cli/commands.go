@@ -11,5 +11,6 @@ func commands() []Command {
 		&conductorCmd{},
 		&configCmd{},
 		&trustCmd{},
+		&doctorCmd{},
 	}
 }

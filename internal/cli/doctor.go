@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp"
+)
+
+// doctorCmd reports which languages a folder holds and whether their
+// language servers are installed and answer initialize.
+type doctorCmd struct {
+	maxFiles int
+	timeout  time.Duration
+}
+
+func (*doctorCmd) Name() string     { return "doctor" }
+func (*doctorCmd) Synopsis() string { return "check the language servers a folder needs" }
+func (*doctorCmd) Usage() string {
+	return `Usage: acp-lsp doctor [flags] [DIR]
+
+Walks DIR (default: the current folder; .git, node_modules, vendor and other
+hidden or dependency folders are skipped, at most -max-files files), lists
+the languages found and the servers that handle them, whether each is
+installed (path and version) or how to install it, and starts each installed
+server once to check that it answers initialize.
+
+Exits 1 when a language found has no installed server.
+
+Example:
+  acp-lsp doctor ~/src/project
+`
+}
+
+func (c *doctorCmd) SetFlags(fs *flag.FlagSet) {
+	fs.IntVar(&c.maxFiles, "max-files", 20000, "stop walking after this many files")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "bound for each server's initialize probe")
+}
+
+var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "__pycache__": true, "target": true, ".venv": true, "venv": true, "dist": true, "build": true}
+
+func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
+	if len(args) > 1 {
+		return UsageErrorf("doctor: at most one folder")
+	}
+	dir := "."
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return UsageErrorf("doctor: %s is not a folder", dir)
+	}
+	servers := lsp.DefaultServers()
+	// language → a sample file and a count.
+	type lang struct {
+		sample string
+		files  int
+		cands  []lsp.ServerConfig
+	}
+	langs := map[string]*lang{}
+	n := 0
+	errStop := errors.New("stop")
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if n++; n > c.maxFiles {
+			return errStop
+		}
+		cands := lsp.ServersFor(servers, p)
+		if len(cands) == 0 {
+			return nil
+		}
+		name := cands[0].Language
+		l := langs[name]
+		if l == nil {
+			l = &lang{sample: p, cands: cands}
+			langs[name] = l
+		}
+		l.files++
+		return nil
+	})
+	names := make([]string, 0, len(langs))
+	for k := range langs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(io.Out, "doctor: %s (%d files looked at)\n", dir, min(n, c.maxFiles))
+	if len(names) == 0 {
+		fmt.Fprintln(io.Out, "no file any known language server handles")
+		return nil
+	}
+	var missing []string
+	for _, name := range names {
+		l := langs[name]
+		fmt.Fprintf(io.Out, "\n%s: %d files\n", name, l.files)
+		ok := false
+		for _, s := range l.cands {
+			path, err := exec.LookPath(s.Command)
+			if err != nil {
+				fmt.Fprintf(io.Out, "  %-28s not installed; install: %s\n", s.Name, s.InstallHint)
+				continue
+			}
+			fmt.Fprintf(io.Out, "  %-28s %s %s\n", s.Name, path, serverVersion(ctx, path, s.VersionArgs))
+			msg, perr := c.probe(ctx, dir, s, l.sample)
+			if perr != nil {
+				fmt.Fprintf(io.Out, "  %-28s initialize FAILED: %v\n", "", perr)
+				continue
+			}
+			ok = true
+			fmt.Fprintf(io.Out, "  %-28s initialize ok: %s\n", "", msg)
+		}
+		if !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return ExitCode(ExitFailure, fmt.Errorf("no working language server for %s", strings.Join(missing, ", ")))
+	}
+	return nil
+}
+
+// serverVersion runs the version command and returns its first line.
+func serverVersion(ctx context.Context, path string, args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, args...).CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if len(line) > 80 {
+		line = line[:80] + "…"
+	}
+	return "(" + line + ")"
+}
+
+// probe starts the server for sample and reports what initialize
+// negotiated; it opens no document.
+func (c *doctorCmd) probe(ctx context.Context, dir string, s lsp.ServerConfig, sample string) (string, error) {
+	s.Priority = 0
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{dir}, Servers: []lsp.ServerConfig{s}})
+	if err != nil {
+		return "", err
+	}
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	start := time.Now()
+	if err := m.Prewarm(ctx, sample); err != nil {
+		return "", err
+	}
+	st := m.Servers()
+	if len(st) == 0 {
+		return "", errors.New("no server started")
+	}
+	return fmt.Sprintf("%s, root %s, position encoding %s", time.Since(start).Round(time.Millisecond), st[0].Root, st[0].Encoding), nil
+}
