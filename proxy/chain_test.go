@@ -1,0 +1,303 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// peer is one outside end of a chain under test: it writes lines into the
+// chain and reads what comes out.
+type peer struct {
+	w   *io.PipeWriter
+	r   *bufio.Reader
+	rc  *io.PipeReader
+	out chan string
+}
+
+func (p *peer) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+		t.Fatalf("send %s: %v", line, err)
+	}
+}
+
+func (p *peer) recv(t *testing.T) string {
+	t.Helper()
+	line, ok := <-p.out
+	if !ok {
+		t.Fatal("peer: end of output")
+	}
+	return line
+}
+
+// harness runs a chain between two in-memory peers.
+type harness struct {
+	client, agent *peer
+	done          chan error
+	cancel        context.CancelFunc
+}
+
+func newPeerPair() (outside *peer, ep *Stream) {
+	inR, inW := io.Pipe()   // peer → chain
+	outR, outW := io.Pipe() // chain → peer
+	p := &peer{w: inW, rc: outR, r: bufio.NewReader(outR), out: make(chan string, 100000)}
+	go func() {
+		defer close(p.out)
+		lr := NewLineReader(outR, 0)
+		for {
+			l, err := lr.ReadLine()
+			if err != nil {
+				return
+			}
+			p.out <- string(l)
+		}
+	}()
+	return p, NewStream(inR, outW, StreamOptions{})
+}
+
+func startChain(t *testing.T, comps ...Component) *harness {
+	t.Helper()
+	c, cep := newPeerPair()
+	cep.opts.ReplyParseErrors = true
+	a, aep := newPeerPair()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{client: c, agent: a, done: make(chan error, 1), cancel: cancel}
+	ch := NewChain(Config{Client: cep, Agent: aep, Components: comps})
+	go func() { h.done <- ch.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		c.w.Close()
+		a.w.Close()
+		<-h.done
+		c.rc.Close()
+		a.rc.Close()
+		for range c.out {
+		}
+		for range a.out {
+		}
+	})
+	return h
+}
+
+func TestForwardByteForByte(t *testing.T) {
+	for _, n := range []int{0, 1, 3} {
+		t.Run(fmt.Sprint(n, " identities"), func(t *testing.T) {
+			comps := make([]Component, n)
+			for i := range comps {
+				comps[i] = Identity{}
+			}
+			h := startChain(t, comps...)
+			for _, id := range []string{`0`, `"a b"`, `123456789012345678901234567890`, `-1.5e3`} {
+				req := `{"jsonrpc":"2.0","id":` + id + `,"method":"_x/unknown","params":{"_meta":{"k":[1, 2]}, "z" : "é\u00e9"}}`
+				h.client.send(t, req)
+				if got := h.agent.recv(t); got != req {
+					t.Fatalf("agent got %s, want %s", got, req)
+				}
+				resp := `{"id":` + id + `, "jsonrpc":"2.0","result":{"x":1.000}}`
+				h.agent.send(t, resp)
+				if got := h.client.recv(t); got != resp {
+					t.Fatalf("client got %s, want %s", got, resp)
+				}
+				// Agent → client request, and its answer.
+				areq := `{"jsonrpc":"2.0","id":` + id + `,"method":"session/request_permission","params":{}}`
+				h.agent.send(t, areq)
+				if got := h.client.recv(t); got != areq {
+					t.Fatalf("client got %s", got)
+				}
+				aresp := `{"jsonrpc":"2.0","id":` + id + `,"result":{"outcome":{"outcome":"cancelled"}}}`
+				h.client.send(t, aresp)
+				if got := h.agent.recv(t); got != aresp {
+					t.Fatalf("agent got %s", got)
+				}
+			}
+			note := `{"jsonrpc":"2.0","method":"lsp/publishDiagnostics","params":{"uri":"file:///a"}}`
+			h.client.send(t, note)
+			if got := h.agent.recv(t); got != note {
+				t.Fatalf("agent got %s", got)
+			}
+		})
+	}
+}
+
+func TestUpdatesBeforePromptResponse(t *testing.T) {
+	h := startChain(t, Identity{}, Identity{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`)
+	h.agent.recv(t)
+	const n = 5000
+	go func() {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","n":%d}}`+"\n", i)
+		}
+		b.WriteString(`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}` + "\n")
+		io.WriteString(h.agent.w, b.String())
+	}()
+	for i := 0; i < n; i++ {
+		got := h.client.recv(t)
+		if want := fmt.Sprintf(`"n":%d}`, i); !strings.Contains(got, want) {
+			t.Fatalf("message %d: %s", i, got)
+		}
+	}
+	if got := h.client.recv(t); !strings.Contains(got, "end_turn") {
+		t.Fatalf("last: %s", got)
+	}
+}
+
+// asker takes "_slow" requests and answers them later; on "_ask" it asks
+// the agent and the client something and answers with both results.
+type asker struct {
+	Identity
+	wg sync.WaitGroup
+}
+
+func (a *asker) FromClient(ctx context.Context, hop *Hop, m *Message) {
+	switch {
+	case m.Kind == KindRequest && m.Method == "_slow":
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			<-ctx.Done() // answered only when cancelled
+			hop.ReplyError(m, CodeRequestCancelled, "cancelled", nil)
+		}()
+	case m.Kind == KindRequest && m.Method == "_ask":
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			ra, err := hop.CallAgent(ctx, "_q", json.RawMessage(`{"to":"agent"}`))
+			if err != nil {
+				hop.ReplyError(m, CodeInternalError, err.Error(), nil)
+				return
+			}
+			rc, err := hop.CallClient(ctx, "_q", json.RawMessage(`{"to":"client"}`))
+			if err != nil {
+				hop.ReplyError(m, CodeInternalError, err.Error(), nil)
+				return
+			}
+			hop.Reply(m, json.RawMessage(`[`+string(ra)+`,`+string(rc)+`]`))
+		}()
+	default:
+		hop.ToAgent(m)
+	}
+}
+
+func TestComponentOriginatesAndAnswers(t *testing.T) {
+	a := &asker{}
+	h := startChain(t, Identity{}, a, Identity{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":"_ask"}`)
+	q := h.agent.recv(t)
+	qm, err := Parse([]byte(q))
+	if err != nil || qm.Method != "_q" {
+		t.Fatalf("agent got %s", q)
+	}
+	// A client request with the same id as the component's call passes
+	// through while the call is pending.
+	h.client.send(t, `{"jsonrpc":"2.0","id":`+string(qm.ID)+`,"method":"x"}`)
+	xs := h.agent.recv(t)
+	xm, err := Parse([]byte(xs))
+	if err != nil || xm.Method != "x" || string(xm.ID) == string(qm.ID) {
+		t.Fatalf("agent got %s (the colliding id must be replaced)", xs)
+	}
+	h.agent.send(t, `{"jsonrpc":"2.0","id":`+string(qm.ID)+`,"result":"from-agent"}`)
+	cq := h.client.recv(t)
+	cm, err := Parse([]byte(cq))
+	if err != nil || cm.Method != "_q" {
+		t.Fatalf("client got %s", cq)
+	}
+	h.client.send(t, `{"jsonrpc":"2.0","id":`+string(cm.ID)+`,"result":"from-client"}`)
+	if got := h.client.recv(t); got != `{"jsonrpc":"2.0","id":1,"result":["from-agent","from-client"]}` {
+		t.Fatalf("client got %s", got)
+	}
+	// The passed-on x is answered with the id the client used.
+	h.agent.send(t, `{"jsonrpc":"2.0","id":`+string(xm.ID)+`,"result":"x-done"}`)
+	if got := h.client.recv(t); got != `{"jsonrpc":"2.0","id":`+string(qm.ID)+`,"result":"x-done"}` {
+		t.Fatalf("client got %s", got)
+	}
+	// A taken request is cancelled through its ctx; the pipeline was not held up.
+	h.client.send(t, `{"jsonrpc":"2.0","id":"s","method":"_slow"}`)
+	h.client.send(t, `{"jsonrpc":"2.0","method":"n"}`)
+	if got := h.agent.recv(t); got != `{"jsonrpc":"2.0","method":"n"}` {
+		t.Fatalf("agent got %s", got)
+	}
+	h.client.send(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"s"}}`)
+	if got := h.client.recv(t); !strings.Contains(got, `"id":"s"`) || !strings.Contains(got, "-32800") {
+		t.Fatalf("client got %s", got)
+	}
+	a.wg.Wait()
+}
+
+func TestCancelTranslatedPerHop(t *testing.T) {
+	h := startChain(t, Identity{}, &asker{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":"_ask"}`)
+	q, _ := Parse([]byte(h.agent.recv(t)))
+	// The client happens to use the id the component allocated.
+	h.client.send(t, `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"method":"session/prompt"}`)
+	fwd, _ := Parse([]byte(h.agent.recv(t)))
+	if string(fwd.ID) == string(q.ID) {
+		t.Fatalf("colliding id passed unchanged: %s", fwd.Raw)
+	}
+	h.client.send(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":`+string(q.ID)+`}}`)
+	want := `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":` + string(fwd.ID) + `}}`
+	if got := h.agent.recv(t); got != want {
+		t.Fatalf("agent got %s, want %s", got, want)
+	}
+	h.agent.send(t, `{"jsonrpc":"2.0","id":`+string(fwd.ID)+`,"error":{"code":-32800,"message":"cancelled"}}`)
+	if got := h.client.recv(t); got != `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"error":{"code":-32800,"message":"cancelled"}}` {
+		t.Fatalf("client got %s", got)
+	}
+	// session/cancel is an ordinary notification and passes on.
+	h.client.send(t, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`)
+	if got := h.agent.recv(t); !strings.Contains(got, "session/cancel") {
+		t.Fatalf("agent got %s", got)
+	}
+	h.agent.send(t, `{"jsonrpc":"2.0","id":`+string(q.ID)+`,"result":1}`)
+	h.client.recv(t) // the component's client call
+}
+
+func TestMalformedInput(t *testing.T) {
+	h := startChain(t, Identity{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":`)
+	if got := h.client.recv(t); !strings.Contains(got, `"id":null`) || !strings.Contains(got, "-32700") {
+		t.Fatalf("client got %s", got)
+	}
+	h.client.send(t, `{"jsonrpc":"2.0","id":1}`)
+	if got := h.client.recv(t); !strings.Contains(got, "-32600") {
+		t.Fatalf("client got %s", got)
+	}
+	h.agent.send(t, `garbage from the agent`)
+	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	h.agent.recv(t)
+	h.agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if got := h.client.recv(t); got != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("client got %s", got)
+	}
+}
+
+func TestAgentGoneAnswersPending(t *testing.T) {
+	h := startChain(t, Identity{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":"p","method":"session/prompt"}`)
+	h.agent.recv(t)
+	h.agent.send(t, `{"jsonrpc":"2.0","method":"session/update","params":{}}`)
+	h.agent.w.Close()
+	if got := h.client.recv(t); !strings.Contains(got, "session/update") {
+		t.Fatalf("client got %s", got)
+	}
+	got := h.client.recv(t)
+	if !strings.Contains(got, `"id":"p"`) || !strings.Contains(got, "agent exited before answering session/prompt") {
+		t.Fatalf("client got %s", got)
+	}
+	if err := <-h.done; !errors.Is(err, ErrAgentGone) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.done <- nil
+}
