@@ -187,11 +187,13 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	if m.Version != nil {
 		v = *m.Version
 	}
-	p.diags.publish(m.URI, v, m.Version != nil, diags)
+	// Subscribers see the event before any Diagnostics call it satisfies
+	// returns.
 	path, _ := edit.PathFromURI(m.URI)
 	p.srv.mgr.broadcast(DiagnosticsEvent{
 		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags,
 	})
+	p.diags.publish(m.URI, v, m.Version != nil, diags)
 }
 
 // pullSupported returns the diagnostic identifiers to pull with, or

@@ -73,6 +73,7 @@ type Manager struct {
 	mu      sync.Mutex
 	roots   []string
 	servers map[string]*server // by name + "\x00" + root
+	routes  map[string]routeEntry
 	subs    map[int]chan DiagnosticsEvent
 	subID   int
 	closed  bool
@@ -105,7 +106,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, subs: map[int]chan DiagnosticsEvent{}}
+	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, routes: map[string]routeEntry{}, subs: map[int]chan DiagnosticsEvent{}}
 	for _, r := range opts.Roots {
 		if err := m.AddRoot(r); err != nil {
 			return nil, err
@@ -127,6 +128,7 @@ func (m *Manager) AddRoot(root string) error {
 	defer m.mu.Unlock()
 	if !slices.Contains(m.roots, abs) {
 		m.roots = append(m.roots, abs)
+		clear(m.routes) // a deeper root changes the ceiling of some paths
 	}
 	return nil
 }
@@ -158,6 +160,36 @@ func (m *Manager) lookPath(cmd string) (string, error) {
 
 // resolve returns the absolute path and the server that handles it.
 func (m *Manager) resolve(path string) (string, *server, error) {
+	m.mu.Lock()
+	r, ok := m.routes[path]
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return "", nil, ErrClosed
+	}
+	if ok {
+		return r.abs, r.srv, nil
+	}
+	abs, s, err := m.route(path)
+	if err == nil {
+		m.mu.Lock()
+		if len(m.routes) > 10000 {
+			clear(m.routes)
+		}
+		m.routes[path] = routeEntry{abs, s}
+		m.mu.Unlock()
+	}
+	return abs, s, err
+}
+
+// routeEntry caches a successful route: root markers and installed
+// programs are looked up once per path, not per request.
+type routeEntry struct {
+	abs string
+	srv *server
+}
+
+func (m *Manager) route(path string) (string, *server, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", nil, fmt.Errorf("resolve %s: %w", path, err)

@@ -1,0 +1,506 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// The fault tests run the Manager against internal/fakelsp as a real
+// subprocess (the Manager only speaks to processes), so they use real time
+// with short timeouts; they assert outcomes, never durations. Every test
+// ends with Manager.Close and a /proc check that no process of any fake
+// started is left; the package's goleak.VerifyTestMain checks goroutines.
+
+var (
+	fakeOnce sync.Once
+	fakeBin  string
+	fakeErr  error
+)
+
+// fakeBinary builds cmd/fakelsp once per test binary. It cannot live in a
+// test's TempDir (that vanishes with the first test), so it goes to one
+// fixed folder under the OS temp dir, rebuilt (from the build cache) by
+// every run.
+func fakeBinary(t *testing.T) string {
+	t.Helper()
+	fakeOnce.Do(func() {
+		dir := filepath.Join(os.TempDir(), "acp-lsp-fakelsp-test")
+		if fakeErr = os.MkdirAll(dir, 0o755); fakeErr == nil {
+			fakeBin, fakeErr = fakelsp.BuildTo(dir)
+		}
+	})
+	if fakeErr != nil {
+		t.Fatal(fakeErr)
+	}
+	return fakeBin
+}
+
+// faultEnv is one Manager serving *.fk files with the fake in a temporary
+// workspace.
+type faultEnv struct {
+	t      *testing.T
+	root   string
+	script string
+	record string
+	file   string
+	m      *Manager
+}
+
+const fakeText = "package fake\nfunc Foo() {}\nvar x = ERROR\n"
+
+func newFaultEnv(t *testing.T, s fakelsp.Script, tweak func(*Options)) *faultEnv {
+	t.Helper()
+	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	e := &faultEnv{t: t, root: root,
+		script: filepath.Join(t.TempDir(), "script.json"), record: filepath.Join(t.TempDir(), "record.jsonl"),
+		file: filepath.Join(root, "a.fk")}
+	e.setScript(s)
+	if err := os.WriteFile(filepath.Join(root, "fake.root"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.write(fakeText)
+	opts := Options{
+		Roots: []string{root},
+		Servers: []ServerConfig{{
+			Name: "fakelsp", Command: fakeBinary(t), Args: fakelsp.Args(e.script, e.record),
+			Extensions: []string{"fk"}, Language: "fake", RootMarkers: []string{"fake.root"},
+			InstallHint: "built by the test from internal/fakelsp/cmd/fakelsp",
+		}},
+		Timeouts: Timeouts{
+			Initialize: Duration(5 * time.Second), Request: Duration(5 * time.Second),
+			Diagnostics: Duration(5 * time.Second), Shutdown: Duration(300 * time.Millisecond),
+			Write: Duration(2 * time.Second), Idle: Duration(-1),
+		},
+		DiagnosticsSettle: 50 * time.Millisecond,
+	}
+	if tweak != nil {
+		tweak(&opts)
+	}
+	m, err := NewManager(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.m = m
+	t.Cleanup(func() { e.close() })
+	return e
+}
+
+func (e *faultEnv) setScript(s fakelsp.Script) {
+	e.t.Helper()
+	if err := fakelsp.WriteScript(e.script, s); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *faultEnv) write(text string) {
+	e.t.Helper()
+	if err := os.WriteFile(e.file, []byte(text), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// close closes the Manager (once) and checks that no process any fake
+// started, nor anything in its process group, is left.
+func (e *faultEnv) close() {
+	e.t.Helper()
+	if e.m == nil {
+		return
+	}
+	err := e.m.Close(context.Background())
+	e.m = nil
+	if err != nil {
+		e.t.Errorf("Close: %v", err)
+	}
+	for _, st := range fakelsp.Starts(e.messages()) {
+		alive, err := fakelsp.Alive(st.PGID)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if len(alive) > 0 {
+			e.t.Errorf("after Close, processes %v of the fake's group %d are still running", alive, st.PGID)
+		}
+	}
+}
+
+func (e *faultEnv) messages() []fakelsp.Message {
+	e.t.Helper()
+	msgs, err := fakelsp.ReadRecord(e.record)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		e.t.Fatal(err)
+	}
+	return msgs
+}
+
+// hover asks for the hover of Foo (line 1, character 6).
+func (e *faultEnv) hover() (json.RawMessage, error) {
+	return e.m.Hover(e.t.Context(), e.file, Position{Line: 1, Character: 6})
+}
+
+// wantHover checks a normal hover answer: the client works.
+func (e *faultEnv) wantHover() {
+	e.t.Helper()
+	raw, err := e.hover()
+	if err != nil {
+		e.t.Fatalf("hover: %v", err)
+	}
+	if !strings.Contains(string(raw), fakelsp.HoverPrefix+"Foo") {
+		e.t.Fatalf("hover: %s", raw)
+	}
+}
+
+func (e *faultEnv) status() ServerStatus {
+	e.t.Helper()
+	st := e.m.Servers()
+	if len(st) != 1 {
+		e.t.Fatalf("servers %+v", st)
+	}
+	return st[0]
+}
+
+func hoverFault(b fakelsp.Behavior) fakelsp.Script {
+	return fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/hover": b}}
+}
+
+// TestFaultCrashMidRequest: the server dies while a request is open. The
+// caller gets ErrServerExited; the next request restarts the server (after
+// the backoff) and the open document is reopened there.
+func TestFaultCrashMidRequest(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), nil)
+	if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
+		t.Fatalf("hover on a crashing server: %v, want ErrServerExited", err)
+	}
+	e.setScript(fakelsp.Script{})
+	e.wantHover()
+	if st := e.status(); st.Restarts != 1 || st.State != StateRunning {
+		t.Fatalf("status after restart %+v", st)
+	}
+	e.close()
+	msgs := e.messages()
+	if n := len(fakelsp.Starts(msgs)); n != 2 {
+		t.Fatalf("%d processes started, want 2", n)
+	}
+	if v := fakelsp.Versions(msgs, fileURI(e.file)); len(v) != 2 {
+		t.Fatalf("didOpen/didChange versions %v, want one didOpen per process", v)
+	}
+}
+
+func fileURI(path string) string { return edit.URIFromPath(path) }
+
+// TestFaultNeverAnswers: a request the server never answers times out with
+// ErrTimeout and $/cancelRequest for its id; the next request succeeds on
+// the same process.
+func TestFaultNeverAnswers(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{NeverAnswer: true, Times: 1}), func(o *Options) {
+		o.Timeouts.Request = Duration(time.Second)
+	})
+	if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("hover: %v, want ErrTimeout", err)
+	}
+	e.wantHover()
+	e.close()
+	msgs := e.messages()
+	hovers := fakelsp.Requests(msgs, "textDocument/hover")
+	if len(hovers) != 2 {
+		t.Fatalf("%d hovers", len(hovers))
+	}
+	if c := fakelsp.CancelledIDs(msgs); !slices.Equal(c, []string{string(hovers[0].ID)}) {
+		t.Fatalf("$/cancelRequest for %v, want [%s]", c, hovers[0].ID)
+	}
+	if n := len(fakelsp.Starts(msgs)); n != 1 {
+		t.Fatalf("%d processes started, want 1", n)
+	}
+}
+
+// TestFaultCallerCancel: the caller's cancellation returns at once with
+// context.Canceled and sends $/cancelRequest; the process stays usable.
+func TestFaultCallerCancel(t *testing.T) {
+	// The fake publishes once when it receives the hover (FloodDiagnostics)
+	// so the test knows the request is at the server before cancelling.
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Delay: fakelsp.Duration(time.Hour), FloodDiagnostics: 1, Times: 1}), nil)
+	events, stop := e.m.Subscribe(16)
+	defer stop()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6})
+		done <- err
+	}()
+	for range 2 { // didOpen's publish, then the hover's
+		<-events
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled hover: %v", err)
+	}
+	e.wantHover()
+	e.close()
+	msgs := e.messages()
+	hovers := fakelsp.Requests(msgs, "textDocument/hover")
+	if c := fakelsp.CancelledIDs(msgs); len(hovers) != 2 || !slices.Equal(c, []string{string(hovers[0].ID)}) {
+		t.Fatalf("$/cancelRequest for %v; hovers %v", c, hovers)
+	}
+}
+
+// TestFaultContentModified: ContentModified and ServerCancelled answers are
+// retried until the server answers.
+func TestFaultContentModified(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{ContentModified: 2, ServerCancelled: 1}), nil)
+	e.wantHover()
+	e.close()
+	if n := len(fakelsp.Requests(e.messages(), "textDocument/hover")); n != 4 {
+		t.Fatalf("%d hover requests, want 4 (2 ContentModified, 1 ServerCancelled, 1 answer)", n)
+	}
+}
+
+// TestFaultGarbageOutput: a server that writes garbage to stdout cannot be
+// talked to any more; the request fails clearly, and the next request gets
+// a fresh process.
+func TestFaultGarbageOutput(t *testing.T) {
+	for _, garbage := range []string{fakelsp.GarbageHeader, fakelsp.GarbageBody} {
+		t.Run(strings.Fields(garbage)[0], func(t *testing.T) {
+			e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Garbage: garbage}), func(o *Options) {
+				o.Timeouts.Request = Duration(2 * time.Second)
+			})
+			if _, err := e.hover(); err == nil {
+				t.Fatal("hover answered by garbage succeeded")
+			}
+			e.setScript(fakelsp.Script{})
+			e.wantHover()
+		})
+	}
+}
+
+// TestFaultFloods: thousands of $/progress and publishDiagnostics
+// notifications before an answer lose nothing: the answer arrives, no work
+// is left "in progress", and diagnostics stay right.
+func TestFaultFloods(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{FloodProgress: 5000, FloodDiagnostics: 5000}), nil)
+	sub, stop := e.m.Subscribe(16) // a slow subscriber must not block the client
+	defer stop()
+	e.wantHover()
+	if st := e.status(); len(st.Indexing) != 0 {
+		t.Fatalf("work still in progress after the flood ended: %v", st.Indexing)
+	}
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 1 {
+		t.Fatalf("diagnostics after the flood %+v", fd)
+	}
+	_ = sub
+	e.wantHover()
+}
+
+// TestFaultSlowInitialize: initialize slower than its timeout fails with a
+// clear error and no process left; once the server is fast again the next
+// request works.
+func TestFaultSlowInitialize(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}}, func(o *Options) {
+		o.Timeouts.Initialize = Duration(500 * time.Millisecond)
+	})
+	_, err := e.hover()
+	if err == nil || !strings.Contains(err.Error(), "initialize") ||
+		!(errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) {
+		t.Fatalf("hover with a slow initialize: %v", err)
+	}
+	starts := fakelsp.Starts(e.messages())
+	if len(starts) != 1 {
+		t.Fatalf("starts %+v", starts)
+	}
+	if alive, _ := fakelsp.Alive(starts[0].PGID); len(alive) != 0 {
+		t.Fatalf("slow server left running after its initialize failed: %v", alive)
+	}
+	e.setScript(fakelsp.Script{})
+	e.wantHover()
+}
+
+// TestFaultRefusesExit: a server that ignores shutdown, exit, stdin EOF
+// and SIGTERM, and has a child in its group, is gone after Close.
+func TestFaultRefusesExit(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{RefuseExit: true, Grandchild: true,
+		Methods: map[string]fakelsp.Behavior{"shutdown": {NeverAnswer: true}}}, nil)
+	e.wantHover()
+	st := fakelsp.Starts(e.messages())
+	if alive, _ := fakelsp.Alive(st[0].PGID); len(alive) != 2 {
+		t.Fatalf("want the fake and its child in the group, got %v", alive)
+	}
+	e.close() // checks the group is gone
+}
+
+// TestFaultWedgedByTimeouts: a server that stops answering is recycled
+// after WedgeAfter timeouts in a row; the next request gets a new process.
+func TestFaultWedgedByTimeouts(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{NeverAnswer: true, IgnoreCancel: true}), func(o *Options) {
+		o.Timeouts.Request = Duration(500 * time.Millisecond)
+		o.WedgeAfter = 2
+	})
+	for range 2 {
+		if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("hover: %v, want ErrTimeout", err)
+		}
+	}
+	first := fakelsp.Starts(e.messages())[0]
+	if alive, _ := fakelsp.Alive(first.PGID); len(alive) != 0 {
+		t.Fatalf("wedged server not recycled: %v", alive)
+	}
+	e.setScript(fakelsp.Script{})
+	e.wantHover()
+	if n := len(fakelsp.Starts(e.messages())); n != 2 {
+		t.Fatalf("%d processes, want 2", n)
+	}
+}
+
+// TestFaultStopsReading: a server that stops reading its stdin blocks the
+// client's writes; the write timeout kills it as wedged instead of hanging,
+// and the next request works on a new process.
+func TestFaultStopsReading(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{StopReading: true}), func(o *Options) {
+		o.Timeouts.Request = Duration(time.Second)
+		o.Timeouts.Write = Duration(500 * time.Millisecond)
+	})
+	if _, err := e.hover(); err == nil {
+		t.Fatal("hover on a server that stopped reading succeeded")
+	}
+	// A change bigger than any pipe buffer: its didChange cannot be written.
+	e.write(fakeText + strings.Repeat("// filler line to fill the pipe\n", 1<<16))
+	if _, err := e.hover(); err == nil {
+		t.Fatal("hover after a 2 MiB change to a server that stopped reading succeeded")
+	}
+	e.setScript(fakelsp.Script{})
+	e.wantHover()
+	if n := len(fakelsp.Starts(e.messages())); n != 2 {
+		t.Fatalf("%d processes, want 2", n)
+	}
+}
+
+// TestFaultIndexing: while the server reports indexing, an empty answer is
+// an IndexingError and diagnostics have the Indexing verdict, never an
+// empty "fresh" list or a plain timeout.
+func TestFaultIndexing(t *testing.T) {
+	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPush, fakelsp.DiagPull} {
+		t.Run(string(mode), func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{Diagnostics: mode,
+				Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, func(o *Options) {
+				o.Timeouts.Request = Duration(500 * time.Millisecond)
+			})
+			_, err := e.hover()
+			var ie *IndexingError
+			if !errors.As(err, &ie) || !slices.Contains(ie.Work, "Indexing") {
+				t.Fatalf("hover while indexing: %v, want *IndexingError naming Indexing", err)
+			}
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: 500 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := rep.Files[0]; fd.Verdict != Indexing || fd.Detail == "" {
+				t.Fatalf("diagnostics while indexing %+v", fd)
+			}
+		})
+	}
+}
+
+// TestFaultDiagnosticsVerdicts: push with and without versions, stale
+// publishes, double publishes, pull-only, dynamic pull registration, and
+// a server that never reports. A timeout is never "no diagnostics".
+func TestFaultDiagnosticsVerdicts(t *testing.T) {
+	edited := "package fake\nvar a = ERROR\nvar b = ERROR\n"
+	for _, tc := range []struct {
+		name    string
+		script  fakelsp.Script
+		verdict Verdict
+		n       int   // diagnostics after the edit
+		version int32 // reported version after the edit (Timeout: the one asked about)
+		pulls   bool  // the answer came from textDocument/diagnostic
+	}{
+		{"versioned push", fakelsp.Script{}, Fresh, 2, 2, false},
+		{"unversioned push settles", fakelsp.Script{Publish: fakelsp.PublishUnversioned}, Fresh, 2, 0, false},
+		{"unversioned double publish settles on the last", fakelsp.Script{Publish: fakelsp.PublishUnversioned, DoublePublish: true}, Fresh, 2, 0, false},
+		{"stale push", fakelsp.Script{Publish: fakelsp.PublishStale}, Stale, 1, 1, false},
+		{"pull only", fakelsp.Script{Diagnostics: fakelsp.DiagPull}, Fresh, 2, 2, true},
+		{"dynamically registered pull", fakelsp.Script{Diagnostics: fakelsp.DiagDynamic}, Fresh, 2, 2, true},
+		{"never reports", fakelsp.Script{Diagnostics: fakelsp.DiagNone}, Timeout, 0, 2, false},
+		{"reports too late", fakelsp.Script{PublishDelay: fakelsp.Duration(time.Hour)}, Timeout, 0, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t, tc.script, nil)
+			opts := DiagnosticsOptions{Timeout: 2 * time.Second}
+			if tc.verdict == Timeout || tc.verdict == Stale {
+				opts.Timeout = 500 * time.Millisecond
+			}
+			if tc.script.Diagnostics == fakelsp.DiagDynamic {
+				e.wantHover() // answered only once the registration was
+			}
+			if _, err := e.m.Diagnostics(t.Context(), []string{e.file}, opts); err != nil {
+				t.Fatal(err)
+			}
+			e.write(edited)
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd := rep.Files[0]
+			if fd.Verdict != tc.verdict || len(messages(t, fd.Diagnostics)) != tc.n || fd.Version != tc.version {
+				t.Fatalf("after the edit: %+v; want verdict %s, %d diagnostics, version %d", fd, tc.verdict, tc.n, tc.version)
+			}
+			if fd.Verdict != Fresh && fd.Detail == "" {
+				t.Fatalf("verdict %s without a detail", fd.Verdict)
+			}
+			for _, msg := range messages(t, fd.Diagnostics) {
+				if msg != fakelsp.DiagnosticMessage {
+					t.Fatalf("message %q", msg)
+				}
+			}
+			e.close()
+			msgs := e.messages()
+			if pulled := len(fakelsp.Requests(msgs, "textDocument/diagnostic")) > 0; pulled != tc.pulls {
+				t.Fatalf("pulled: %v, want %v", pulled, tc.pulls)
+			}
+			if v := fakelsp.Versions(msgs, fileURI(e.file)); len(v) != 2 || v[1] <= v[0] {
+				t.Fatalf("versions sent %v, want increasing didOpen then didChange", v)
+			}
+		})
+	}
+}
+
+// TestFaultCrashLoop: a server that crashes on every request is restarted
+// with backoff up to MaxRestarts, then the circuit opens with a clear
+// error instead of spawning forever.
+func TestFaultCrashLoop(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), func(o *Options) {
+		o.MaxRestarts = 2
+		o.RestartWindow = time.Hour
+	})
+	var err error
+	for range 10 {
+		if _, err = e.hover(); errors.Is(err, ErrCircuitOpen) {
+			break
+		}
+		if !errors.Is(err, ErrServerExited) {
+			t.Fatalf("hover: %v", err)
+		}
+	}
+	if !errors.Is(err, ErrCircuitOpen) {
+		t.Fatalf("after 10 crashes: %v, want ErrCircuitOpen", err)
+	}
+	if st := e.status(); st.State != StateBroken || st.LastError == "" {
+		t.Fatalf("status %+v", st)
+	}
+	if n := len(fakelsp.Starts(e.messages())); n != 3 {
+		t.Fatalf("%d processes started, want 3 (MaxRestarts 2 + the first)", n)
+	}
+}
