@@ -36,6 +36,7 @@ func (e *Error) Error() string {
 type layer struct {
 	where   string // display name of the source
 	src     string // file text, for locating keys
+	index   *keyIndex
 	kind    SourceKind
 	trusted bool // false: keys without safe:"true" are validated, not applied
 	errs    []*Error
@@ -45,20 +46,24 @@ type layer struct {
 
 func (l *layer) fail(path []string, format string, args ...any) {
 	key := strings.Join(path, ".")
-	line := 0
-	if l.src != "" {
-		line = locate(l.src, path)
-	}
+	line := l.line(path)
 	l.errs = append(l.errs, &Error{Where: l.where, Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
 func (l *layer) record(path []string) {
 	key := strings.Join(path, ".")
-	s := Source{Kind: l.kind, Where: l.where}
-	if l.src != "" {
-		s.Line = locate(l.src, path)
+	l.sources[key] = Source{Kind: l.kind, Where: l.where, Line: l.line(path)}
+}
+
+// line finds path in the layer's file, indexing it on first use.
+func (l *layer) line(path []string) int {
+	if l.src == "" {
+		return 0
 	}
-	l.sources[key] = s
+	if l.index == nil {
+		l.index = indexKeys(l.src)
+	}
+	return l.index.find(path)
 }
 
 // fieldsOf maps TOML keys to the struct fields of t.
@@ -143,6 +148,9 @@ func (l *layer) decodeField(raw any, fv reflect.Value, f reflect.StructField, pa
 			if !ok {
 				l.fail(p, "%s: expected a table, got %s", strings.Join(p, "."), describe(t[name]))
 				continue
+			}
+			if apply {
+				l.record(p)
 			}
 			var s Server
 			if apply && !fv.IsNil() {

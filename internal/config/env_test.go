@@ -30,3 +30,33 @@ func TestServerEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckServers(t *testing.T) {
+	user := `
+[servers.gopls]
+args = ["-remote=auto"]
+
+[servers.ruff]
+command = ["ruff", "server"]
+extensions = ["py"]
+
+[servers.nocmd]
+extensions = ["x"]
+
+[servers.bare]
+
+[servers.off]
+disabled = true
+`
+	f := newFixture(t, user, "")
+	l, err := f.load(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.CheckServers(func(n string) bool { return n == "gopls" })
+	want := `~/.config/acp-lsp/config.toml:12: servers.bare: "bare" is not a built-in server, so it needs command and extensions or filenames
+~/.config/acp-lsp/config.toml:9: servers.nocmd: "nocmd" is not a built-in server, so it needs command`
+	if err == nil || err.Error() != want {
+		t.Fatalf("CheckServers:\n got %v\nwant %s", err, want)
+	}
+}

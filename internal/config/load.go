@@ -238,7 +238,7 @@ func loadProject(opts Options, getenv func(string) string, cfg *Config, out *Loa
 	if len(errs) == 0 && len(l.skipped) > 0 {
 		slices.Sort(l.skipped)
 		slices.SortStableFunc(l.skipped, func(a, b string) int {
-			return locate(l.src, skippedPath(a)) - locate(l.src, skippedPath(b))
+			return l.line(skippedPath(a)) - l.line(skippedPath(b))
 		})
 		why := "is not trusted"
 		if state == TrustChanged {
@@ -506,4 +506,37 @@ func skippedPath(k string) []string {
 		return []string{"servers", name}
 	}
 	return strings.Split(k, ".")
+}
+
+// CheckServers reports servers that cannot run: a name isBuiltin does not
+// know (a new server) needs a command and extensions or filenames, since
+// there is no built-in entry to fill them in. Errors name the file and line
+// of the server's table. The integrator calls it with the lsp registry.
+func (l *Loaded) CheckServers(isBuiltin func(name string) bool) error {
+	names := make([]string, 0, len(l.Config.Servers))
+	for n := range l.Config.Servers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var errs []error
+	for _, n := range names {
+		s := l.Config.Servers[n]
+		if isBuiltin(n) || s.Disabled {
+			continue
+		}
+		var missing []string
+		if len(s.Command) == 0 {
+			missing = append(missing, "command")
+		}
+		if len(s.Extensions) == 0 && len(s.Filenames) == 0 {
+			missing = append(missing, "extensions or filenames")
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		src := l.Source("servers." + n)
+		errs = append(errs, &Error{Where: src.Where, Line: src.Line, Key: "servers." + n,
+			Message: fmt.Sprintf("servers.%s: %q is not a built-in server, so it needs %s", n, n, strings.Join(missing, " and "))})
+	}
+	return errors.Join(errs...)
 }

@@ -10,8 +10,45 @@ import "strings"
 // inline table resolves to the line of the inline table's key. 0 means not
 // found.
 func locate(src string, path []string) int {
+	return indexKeys(src).find(path)
+}
+
+// keyLine is one key or table header of a file and its line.
+type keyLine struct {
+	path []string
+	line int
+}
+
+// keyIndex lists a file's keys in order, so that many lookups scan the
+// text only once; exact paths are found by map.
+type keyIndex struct {
+	keys  []keyLine
+	exact map[string]int
+}
+
+// find returns the line of path, or of the deepest key or table enclosing
+// it, or of the first key under it; 0 when none is.
+func (ix *keyIndex) find(path []string) int {
+	if line, ok := ix.exact[strings.Join(path, "\x00")]; ok {
+		return line
+	}
+	bestLine, bestLen := 0, 0
+	for _, k := range ix.keys {
+		n := matchLen(k.path, path)
+		if n > bestLen && (n == len(k.path) || n == len(path)) {
+			bestLine, bestLen = k.line, n
+			if n == len(path) && n == len(k.path) {
+				return bestLine
+			}
+		}
+	}
+	return bestLine
+}
+
+// indexKeys scans src for keys and table headers.
+func indexKeys(src string) *keyIndex {
+	ix := &keyIndex{exact: map[string]int{}}
 	var header []string
-	bestLine, bestLen := 0, -1
 	inMulti := "" // the closing delimiter of a multi-line string being skipped
 	for i, line := range strings.Split(src, "\n") {
 		if inMulti != "" {
@@ -55,18 +92,12 @@ func locate(src string, path []string) int {
 				}
 			}
 		}
-		n := matchLen(full, path)
-		if n > bestLen && (n == len(full) || n == len(path)) {
-			bestLine, bestLen = i+1, n
-			if n == len(path) && n == len(full) {
-				return bestLine
-			}
+		ix.keys = append(ix.keys, keyLine{path: full, line: i + 1})
+		if j := strings.Join(full, "\x00"); ix.exact[j] == 0 {
+			ix.exact[j] = i + 1
 		}
 	}
-	if bestLen <= 0 {
-		return 0
-	}
-	return bestLine
+	return ix
 }
 
 func matchLen(a, b []string) int {
