@@ -1,0 +1,648 @@
+package component
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// PermissionFunc asks the editor, through ACP session/request_permission in
+// session sessionID, whether a change may be applied. diff shows the change.
+// It returns false when the user declined or cancelled.
+type PermissionFunc func(ctx context.Context, sessionID, title, diff string) (bool, error)
+
+// Transport selects how the agent reaches the MCP server.
+type Transport string
+
+// Transports.
+const (
+	// TransportAuto is HTTP when the agent advertises
+	// mcpCapabilities.http, stdio otherwise.
+	TransportAuto  Transport = ""
+	TransportHTTP  Transport = "http"
+	TransportStdio Transport = "stdio"
+)
+
+// Config configures a Component. The zero value is usable: every zero
+// field takes the default named in its comment.
+type Config struct {
+	// Name is the MCP server's name in mcpServers (default "acp-lsp").
+	Name string
+	// Transport picks the transport (default auto).
+	Transport Transport
+	// Executable is the absolute path of the acp-lsp binary for stdio
+	// entries (default os.Executable()).
+	Executable string
+	// SocketDir is the private folder for stdio sockets (default a new
+	// 0700 folder under os.TempDir()).
+	SocketDir string
+	// AllowMutating overrides which mutating actions are allowed, by
+	// action name ("rename", "rename_file", "code_actions", "format",
+	// "restart", "request"). Defaults: all on except "request".
+	AllowMutating map[string]bool
+	// AskPermission is called before any change is written; nil applies
+	// without asking (tests, headless use).
+	AskPermission PermissionFunc
+	// Budget is the per-call output budget in characters (default 12000).
+	Budget int
+	// DiagnosticsWait bounds how long a diagnostics call waits for fresh
+	// answers (default 5s).
+	DiagnosticsWait time.Duration
+	// CacheFiles and CachePerFile size the diagnostics cache (defaults
+	// 2000 files, 200 per file).
+	CacheFiles, CachePerFile int
+	// NoDiagnosticsOnSave turns off fetching diagnostics on didSave.
+	NoDiagnosticsOnSave bool
+	// NoContextInjection turns off PromptContext.
+	NoContextInjection bool
+	// InjectWarnings adds warnings to PromptContext (errors only by
+	// default).
+	InjectWarnings bool
+	// InjectBudget bounds PromptContext's block in characters (default
+	// 2000).
+	InjectBudget int
+	// Logger receives the component's logs (default discard).
+	Logger *slog.Logger
+}
+
+func (c *Config) fill() error {
+	if c.Name == "" {
+		c.Name = "acp-lsp"
+	}
+	if c.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("component: find own executable: %w", err)
+		}
+		c.Executable = exe
+	}
+	if c.Budget <= 0 {
+		c.Budget = 12000
+	}
+	if c.DiagnosticsWait <= 0 {
+		c.DiagnosticsWait = 5 * time.Second
+	}
+	if c.CacheFiles <= 0 {
+		c.CacheFiles = 2000
+	}
+	if c.CachePerFile <= 0 {
+		c.CachePerFile = 200
+	}
+	if c.InjectBudget <= 0 {
+		c.InjectBudget = 2000
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+func (c *Config) allowed(action string) bool {
+	if v, ok := c.AllowMutating[action]; ok {
+		return v
+	}
+	return action != "request"
+}
+
+// Component serves the `lsp` tool to agent sessions and keeps the
+// diagnostics cache. Its methods are safe for concurrent use.
+type Component struct {
+	cfg     Config
+	backend Backend
+	cache   *DiagCache
+	log     *slog.Logger
+
+	// lifetime of listeners and background fetches.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// fetches counts didSave diagnostics fetches in flight.
+	fetches sync.WaitGroup
+
+	httpLn   net.Listener
+	httpSrv  *http.Server
+	sockDir  string
+	ownsSock bool
+
+	mu       sync.Mutex
+	sessions map[string]*Session // by token
+	byACP    map[string]*Session // by ACP session id
+	sockets  []net.Listener
+}
+
+// Session is one agent session: its workspace and what the agent changed.
+type Session struct {
+	c     *Component
+	token string
+	// Root is the session's workspace (its cwd, symlinks resolved).
+	Root  string
+	check func(string) error
+
+	mu sync.Mutex
+	// acpID is the ACP session id, once known.
+	acpID string
+	// touched are files (normalized URIs) written by the agent or saved
+	// by the editor since the last turn.
+	touched map[string]bool
+	// reported are the errors already shown per file, keyed by
+	// line:message.
+	reported map[string]map[string]bool
+	server   *mcp.Server
+}
+
+// New returns a Component answering through backend. Call Start before
+// handing out entries, and Close when done.
+func New(cfg Config, backend Backend) (*Component, error) {
+	if backend == nil {
+		return nil, errors.New("component: nil backend")
+	}
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	return &Component{
+		cfg:      cfg,
+		backend:  backend,
+		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
+		log:      cfg.Logger,
+		sessions: map[string]*Session{},
+		byACP:    map[string]*Session{},
+	}, nil
+}
+
+// Cache returns the diagnostics cache.
+func (c *Component) Cache() *DiagCache { return c.cache }
+
+// Start opens the HTTP listener on 127.0.0.1 and the private socket folder.
+// Entries handed out afterwards point at servers already accepting.
+func (c *Component) Start(ctx context.Context) error {
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("component: listen: %w", err)
+	}
+	c.httpLn = ln
+	handler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		s := c.sessionFromRequest(r)
+		if s == nil {
+			return nil
+		}
+		return s.server
+	}, &mcp.StreamableHTTPOptions{Logger: c.log})
+	c.httpSrv = &http.Server{
+		Handler:           c.authenticate(handler),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return c.ctx },
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := c.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Error("mcp http server", "err", err)
+		}
+	}()
+	dir := c.cfg.SocketDir
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "acp-lsp-")
+		if err != nil {
+			return fmt.Errorf("component: socket folder: %w", err)
+		}
+		c.ownsSock = true
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("component: socket folder: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("component: socket folder: %w", err)
+	}
+	c.sockDir = dir
+	return nil
+}
+
+// Close stops the listeners, ends open MCP connections and removes the
+// socket folder it created.
+func (c *Component) Close() error {
+	if c.cancel == nil {
+		return nil
+	}
+	c.cancel()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := c.httpSrv.Shutdown(sctx)
+	if err != nil {
+		c.httpSrv.Close()
+	}
+	c.mu.Lock()
+	for _, l := range c.sockets {
+		l.Close()
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
+	c.fetches.Wait()
+	if c.ownsSock {
+		os.RemoveAll(c.sockDir)
+	}
+	return nil
+}
+
+// HTTPAddr returns the HTTP listener's address.
+func (c *Component) HTTPAddr() string { return c.httpLn.Addr().String() }
+
+// SocketDir returns the private socket folder.
+func (c *Component) SocketDir() string { return c.sockDir }
+
+func newToken() string {
+	var b [24]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// authenticate requires "Authorization: Bearer TOKEN" of a live session.
+func (c *Component) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c.sessionFromRequest(r) == nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="acp-lsp"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (c *Component) sessionFromRequest(r *http.Request) *Session {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t, s := range c.sessions {
+		if subtle.ConstantTimeCompare([]byte(t), []byte(tok)) == 1 {
+			return s
+		}
+	}
+	return nil
+}
+
+// NewSession registers a session whose workspace is cwd (absolute). The
+// session's MCP server is reachable over both transports when this returns.
+func (c *Component) NewSession(cwd string) (*Session, error) {
+	if !filepath.IsAbs(cwd) {
+		return nil, fmt.Errorf("component: session cwd %q is not absolute", cwd)
+	}
+	root, err := filepath.EvalSymlinks(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("component: session cwd: %w", err)
+	}
+	check, err := edit.RootChecker(root)
+	if err != nil {
+		return nil, fmt.Errorf("component: session cwd: %w", err)
+	}
+	s := &Session{c: c, token: newToken(), Root: root, check: check,
+		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
+	s.server = c.newServer(s)
+	ln, err := net.Listen("unix", c.socketPath(s))
+	if err != nil {
+		return nil, fmt.Errorf("component: session socket: %w", err)
+	}
+	c.mu.Lock()
+	c.sessions[s.token] = s
+	c.sockets = append(c.sockets, ln)
+	c.mu.Unlock()
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.serveSocket(s, ln)
+	}()
+	return s, nil
+}
+
+func (c *Component) socketPath(s *Session) string {
+	return filepath.Join(c.sockDir, s.token[:16]+".sock")
+}
+
+func (c *Component) serveSocket(s *Session, ln net.Listener) {
+	defer os.Remove(c.socketPath(s))
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			stop := context.AfterFunc(c.ctx, func() { conn.Close() })
+			defer stop()
+			ss, err := s.server.Connect(c.ctx, &mcp.IOTransport{Reader: conn, Writer: conn}, nil)
+			if err != nil {
+				conn.Close()
+				return
+			}
+			ss.Wait()
+			conn.Close()
+		}()
+	}
+}
+
+// Bind records the ACP session id the agent gave the session (from the
+// session/new response, or the params of load/resume/fork).
+func (c *Component) Bind(s *Session, acpSessionID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.mu.Lock()
+	s.acpID = acpSessionID
+	s.mu.Unlock()
+	c.byACP[acpSessionID] = s
+}
+
+// SessionByACP returns the session bound to an ACP session id.
+func (c *Component) SessionByACP(id string) *Session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byACP[id]
+}
+
+func (s *Session) acpSessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.acpID
+}
+
+// Entry returns the mcpServers entry (raw JSON) for the session over t.
+// The server is accepting when the entry is returned.
+func (c *Component) Entry(s *Session, t Transport) json.RawMessage {
+	type kv struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	var v any
+	if t == TransportHTTP {
+		v = struct {
+			Type    string `json:"type"`
+			Name    string `json:"name"`
+			URL     string `json:"url"`
+			Headers []kv   `json:"headers"`
+		}{"http", c.cfg.Name, "http://" + c.HTTPAddr() + "/mcp", []kv{{"Authorization", "Bearer " + s.token}}}
+	} else {
+		v = struct {
+			Name    string   `json:"name"`
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+			Env     []kv     `json:"env"`
+		}{c.cfg.Name, c.cfg.Executable, []string{"mcp-bridge", "--socket", c.socketPath(s)}, []kv{}}
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// SetupMethods are the ACP methods whose params carry mcpServers.
+var SetupMethods = map[string]bool{
+	"session/new": true, "session/load": true, "session/resume": true, "session/fork": true,
+	"session/unstable_fork": true,
+}
+
+// PatchSessionSetup creates a session for the params of a session setup
+// request (session/new|load|resume|fork) and returns the params with the
+// session's MCP entry appended to mcpServers, every other byte as the
+// client sent it. agentHTTP is the agent's mcpCapabilities.http. For
+// load/resume/fork the ACP session id in params is bound at once; for
+// session/new call Bind with the id from the response.
+func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, error) {
+	rawCwd, ok := proxy.GetPath(params, "cwd")
+	if !ok {
+		return nil, nil, errors.New("component: session setup without cwd")
+	}
+	var cwd string
+	if err := json.Unmarshal(rawCwd, &cwd); err != nil {
+		return nil, nil, fmt.Errorf("component: session setup cwd: %w", err)
+	}
+	s, err := c.NewSession(cwd)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := c.cfg.Transport
+	if t == TransportAuto {
+		t = TransportStdio
+		if agentHTTP {
+			t = TransportHTTP
+		}
+	}
+	out, err := AppendMCPServer(params, c.Entry(s, t))
+	if err != nil {
+		return nil, nil, err
+	}
+	if rawID, ok := proxy.GetPath(params, "sessionId"); ok {
+		var id string
+		if json.Unmarshal(rawID, &id) == nil && id != "" {
+			c.Bind(s, id)
+		}
+	}
+	return out, s, nil
+}
+
+// AppendMCPServer appends entry to params.mcpServers, keeping every other
+// byte of params.
+func AppendMCPServer(params, entry json.RawMessage) (json.RawMessage, error) {
+	out, err := proxy.AppendPath(params, entry, "mcpServers")
+	if err != nil {
+		return nil, fmt.Errorf("component: patch mcpServers: %w", err)
+	}
+	return out, nil
+}
+
+// HandleNotification takes an `_lsp/*` notification coming down the chain
+// (publishDiagnostics, didSave, in either spelling) and reports whether it
+// was one the component consumes. The caller still forwards it to the agent
+// when the agent asked for such notifications.
+func (c *Component) HandleNotification(ctx context.Context, method string, params json.RawMessage) bool {
+	m, ok := lspext.Canonical(method)
+	if !ok {
+		return false
+	}
+	switch m {
+	case lspext.PublishDiagnostics:
+		var p lspext.PublishDiagnosticsParams
+		if err := json.Unmarshal(params, &p); err != nil || p.URI == "" {
+			c.log.Warn("malformed publishDiagnostics", "err", err)
+			return true
+		}
+		if _, err := c.cache.Publish(p); err != nil {
+			c.log.Warn("publishDiagnostics", "err", err)
+		}
+		return true
+	case lspext.DidSave:
+		var p lspext.URIParams
+		if err := json.Unmarshal(params, &p); err != nil || p.URI == "" {
+			c.log.Warn("malformed didSave", "err", err)
+			return true
+		}
+		c.markTouched(p.URI)
+		if !c.cfg.NoDiagnosticsOnSave && c.ctx != nil {
+			c.fetches.Add(1)
+			go func() {
+				defer c.fetches.Done()
+				c.refresh(c.ctx, []string{p.URI})
+			}()
+		}
+		return true
+	}
+	return false
+}
+
+// refresh fetches diagnostics of uris into the cache.
+func (c *Component) refresh(ctx context.Context, uris []string) *lspext.DiagnosticReportResult {
+	rep, err := c.backend.DiagnosticReport(ctx, uris, c.cfg.DiagnosticsWait)
+	if err != nil {
+		c.log.Warn("diagnostics refresh", "err", err)
+		return nil
+	}
+	c.store(rep)
+	return rep
+}
+
+func (c *Component) store(rep *lspext.DiagnosticReportResult) {
+	for _, f := range rep.Files {
+		diags, err := decodeDiagnostics(f.Diagnostics, true)
+		if err != nil {
+			c.log.Warn("diagnostic report", "uri", f.URI, "err", err)
+			continue
+		}
+		c.cache.Put(f.URI, f.Server, nil, diags)
+	}
+}
+
+// markTouched marks a file as changed for every session whose workspace
+// holds it.
+func (c *Component) markTouched(uri string) {
+	key := NormalizeURI(uri)
+	path, err := edit.PathFromURI(key)
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sessions {
+		if s.check(path) == nil {
+			s.mu.Lock()
+			s.touched[key] = true
+			s.mu.Unlock()
+		}
+	}
+}
+
+// MarkWritten records that the agent wrote path (e.g. fs/write_text_file
+// confirmed by the editor), for PromptContext.
+func (c *Component) MarkWritten(path string) { c.markTouched(edit.URIFromPath(path)) }
+
+// PromptContext returns one text block with the errors (and warnings when
+// configured) that are new since the last turn in files the agent wrote or
+// the editor saved, within the injection budget, or "" when nothing is new.
+// Call it when a session/prompt goes downstream; it consumes the "touched"
+// state of the session.
+func (c *Component) PromptContext(acpSessionID string) string {
+	if c.cfg.NoContextInjection {
+		return ""
+	}
+	s := c.SessionByACP(acpSessionID)
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	touched := s.touched
+	s.touched = map[string]bool{}
+	s.mu.Unlock()
+	var lines []string
+	for _, uri := range sortedKeys(touched) {
+		diags, ok := c.cache.Get(uri)
+		if !ok {
+			continue
+		}
+		path, _ := edit.PathFromURI(uri)
+		rel := relPath(s.Root, path)
+		s.mu.Lock()
+		seen := s.reported[uri]
+		now := map[string]bool{}
+		for _, d := range diags {
+			if d.Severity > 2 || (d.Severity == 2 && !c.cfg.InjectWarnings) {
+				continue
+			}
+			key := fmt.Sprintf("%d:%s", d.Range.Start.Line, d.Message)
+			now[key] = true
+			if seen[key] {
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s:%d:%d: %s: %s", rel, d.Range.Start.Line+1, d.Range.Start.Character+1, severityName(d.Severity), firstLine(d.Message)))
+		}
+		s.reported[uri] = now
+		s.mu.Unlock()
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("New problems reported by language servers since your last turn:\n")
+	for i, l := range lines {
+		if b.Len()+len(l)+1 > c.cfg.InjectBudget {
+			fmt.Fprintf(&b, "… and %d more (call the lsp tool with action=diagnostics)\n", len(lines)-i)
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// InjectPrompt appends PromptContext's block to the prompt array of raw
+// session/prompt params, keeping every other byte; params come back
+// unchanged when there is nothing to add.
+func (c *Component) InjectPrompt(params json.RawMessage) json.RawMessage {
+	rawID, ok := proxy.GetPath(params, "sessionId")
+	if !ok {
+		return params
+	}
+	var id string
+	if json.Unmarshal(rawID, &id) != nil {
+		return params
+	}
+	text := c.PromptContext(id)
+	if text == "" {
+		return params
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	out, err := proxy.AppendPath(params, block, "prompt")
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// rejectDiscover answers server/discover with -32601 so clients fall back
+// to initialize with the protocol versions acp-lsp is tested with.
+func rejectDiscover(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "server/discover" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: server/discover"}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+var _ io.Closer = (*net.UnixListener)(nil)

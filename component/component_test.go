@@ -1,0 +1,486 @@
+package component
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/component")
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const mainGo = `package main
+
+import "fmt"
+
+func add(a, b int) int { return a + b }
+
+func main() {
+	fmt.Println(add(1, 2), add(3, 4))
+}
+`
+
+// setup starts a component on a fake backend with a Go workspace and
+// returns a connected MCP client session.
+func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.ClientSession) {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fb := newFake()
+	cfg.Executable = "/bin/acp-lsp"
+	c, err := New(cfg, fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return c, s, fb, cs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lsp", Arguments: args})
+	if err != nil {
+		t.Fatalf("call %v: %v", args, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// TestToolGolden renders every read action against canned server answers
+// and compares with testdata/component/tool.txtar.
+func TestToolGolden(t *testing.T) {
+	c, s, fb, cs := setup(t, Config{})
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	loc := func(line, char int) string {
+		return fmt.Sprintf(`{"uri":%q,"range":{"start":{"line":%d,"character":%d},"end":{"line":%d,"character":%d}}}`, uri, line, char, line, char+3)
+	}
+	fb.set("textDocument/definition", "["+loc(4, 5)+"]")
+	fb.set("textDocument/references", "["+loc(4, 5)+","+loc(7, 13)+","+loc(7, 25)+"]")
+	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	fb.set("textDocument/documentSymbol", `[{"name":"add","kind":12,"detail":"func(a, b int) int","range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}},{"name":"main","kind":12,"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}},"selectionRange":{"start":{"line":6,"character":5},"end":{"line":6,"character":9}}}]`)
+	fb.set("workspace/symbol", `[{"name":"add","kind":12,"location":`+loc(4, 5)+`},{"name":"Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/fmt/print.go","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}}]`)
+	fb.set("textDocument/prepareCallHierarchy", `[{"name":"add","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`)
+	fb.set("callHierarchy/incomingCalls", `[{"from":{"name":"main","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}},"selectionRange":{"start":{"line":6,"character":5},"end":{"line":6,"character":9}}},"fromRanges":[]}]`)
+	fb.set("textDocument/codeAction", `[{"title":"Inline call","kind":"refactor.inline"},{"title":"Extract function","kind":"refactor.extract","isPreferred":true}]`)
+	fb.report = &lspext.DiagnosticReportResult{
+		Files:   []lspext.FileDiagnostics{{URI: uri, Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}},"severity":1,"source":"compiler","code":"WrongArgCount","message":"not enough arguments in call to add"},{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"severity":4,"message":"hint hidden"}]`)}},
+		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
+	}
+
+	cases := []struct {
+		name string
+		args map[string]any
+	}{
+		{"diagnostics", map[string]any{"action": "diagnostics", "file": "main.go"}},
+		{"diagnostics-glob", map[string]any{"action": "diagnostics", "file": "**/*.go", "severity": "hint"}},
+		{"definition", map[string]any{"action": "definition", "file": "main.go", "line": 8, "symbol": "add#2"}},
+		{"definition-by-name", map[string]any{"action": "definition", "symbol": "add"}},
+		{"references", map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"references-paged", map[string]any{"action": "references", "file": "main.go", "line": 5, "column": 6, "limit": 2}},
+		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"symbols", map[string]any{"action": "symbols", "file": "main.go"}},
+		{"workspace-symbols", map[string]any{"action": "symbols", "query": "add", "kind": "function"}},
+		{"call-hierarchy", map[string]any{"action": "call_hierarchy", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"code-actions", map[string]any{"action": "code_actions", "file": "main.go", "line": 8, "kind": "refactor"}},
+		{"status", map[string]any{"action": "status"}},
+		{"capabilities", map[string]any{"action": "capabilities"}},
+		{"bad-symbol", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "sub"}},
+		{"bad-line", map[string]any{"action": "hover", "file": "main.go", "line": 50, "column": 1}},
+		{"request-off", map[string]any{"action": "request", "method": "textDocument/foldingRange"}},
+		{"unknown", map[string]any{"action": "compile"}},
+	}
+	var got archive
+	for _, tc := range cases {
+		text, isErr := callTool(t, cs, tc.args)
+		if isErr {
+			text = "ERROR: " + text
+		}
+		text = strings.ReplaceAll(text, s.Root, "$ROOT")
+		got = append(got, section{tc.name, strings.TrimRight(text, "\n") + "\n"})
+	}
+	if c.Cache().Len() != 1 {
+		t.Errorf("diagnostics answers were not cached: %d files", c.Cache().Len())
+	}
+	golden(t, "tool.txtar", got)
+}
+
+// section is one file of a txtar archive; archive is written and read
+// here because go-internal's txtar needs a module this checkout does not
+// pin.
+type section struct{ name, data string }
+
+type archive []section
+
+func (a archive) format() string {
+	var b strings.Builder
+	for _, s := range a {
+		fmt.Fprintf(&b, "-- %s --\n%s", s.name, s.data)
+	}
+	return b.String()
+}
+
+func parseArchive(text string) archive {
+	var a archive
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "-- "); ok && strings.HasSuffix(name, " --") {
+			a = append(a, section{name: strings.TrimSuffix(name, " --")})
+			continue
+		}
+		if len(a) > 0 {
+			a[len(a)-1].data += line
+		}
+	}
+	return a
+}
+
+func golden(t *testing.T, name string, got archive) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "component", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got.format()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	want := parseArchive(string(b))
+	wm := map[string]string{}
+	for _, f := range want {
+		wm[f.name] = f.data
+	}
+	for _, f := range got {
+		if diff := cmp.Diff(wm[f.name], f.data); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", f.name, diff)
+		}
+	}
+	if len(want) != len(got) {
+		t.Errorf("golden has %d sections, got %d (run with -update)", len(want), len(got))
+	}
+}
+
+func TestDiagnosticsFreshness(t *testing.T) {
+	_, _, fb, cs := setup(t, Config{})
+	fb.report = &lspext.DiagnosticReportResult{Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "timeout", Detail: "no answer in 5s"}}}
+	text, _ := callTool(t, cs, map[string]any{"action": "diagnostics", "file": "main.go"})
+	if !strings.Contains(text, "gopls: timeout") || !strings.Contains(text, "NO server answered fresh") {
+		t.Errorf("timeout rendered as clean:\n%s", text)
+	}
+	fb.report = &lspext.DiagnosticReportResult{Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}}}
+	text, _ = callTool(t, cs, map[string]any{"action": "diagnostics", "file": "main.go"})
+	if !strings.Contains(text, "no problems") {
+		t.Errorf("fresh empty answer not said clean:\n%s", text)
+	}
+}
+
+func TestWorkspaceIsolation(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	fb.set("textDocument/hover", `null`)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package secret\n"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(s.Root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"../secret.go", "../../etc/passwd", filepath.Join(outside, "secret.go"), "/etc/passwd", "link.go", "dir/secret.go"} {
+		for _, action := range []string{"hover", "diagnostics", "rename", "format"} {
+			text, isErr := callTool(t, cs, map[string]any{"action": action, "file": file, "line": 1, "symbol": "package", "new_name": "x", "apply": true})
+			if !isErr || !strings.Contains(text, "outside the workspace") {
+				t.Errorf("%s %s: not refused: %s", action, file, text)
+			}
+		}
+	}
+	// A rename whose edit points outside is refused as a whole.
+	fb.set("textDocument/rename", fmt.Sprintf(`{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}},"newText":"x"}]}}`, edit.URIFromPath(filepath.Join(outside, "secret.go"))))
+	text, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "x", "apply": true})
+	if !isErr {
+		t.Errorf("rename touching a file outside applied: %s", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.go")); string(b) != "package secret\n" {
+		t.Errorf("file outside changed: %q", b)
+	}
+}
+
+func TestRenamePermission(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprint(allow), func(t *testing.T) {
+			var asked []string
+			cfg := Config{AskPermission: func(ctx context.Context, sid, title, diff string) (bool, error) {
+				asked = append(asked, sid+"|"+title+"|"+diff)
+				return allow, nil
+			}}
+			c, s, fb, cs := setup(t, cfg)
+			c.Bind(s, "sess-1")
+			path := filepath.Join(s.Root, "main.go")
+			uri := edit.URIFromPath(path)
+			e := func(l, ch int) string {
+				return fmt.Sprintf(`{"range":{"start":{"line":%d,"character":%d},"end":{"line":%d,"character":%d}},"newText":"sum"}`, l, ch, l, ch+3)
+			}
+			fb.set("textDocument/rename", fmt.Sprintf(`{"changes":{%q:[%s,%s,%s]}}`, uri, e(4, 5), e(7, 13), e(7, 25)))
+			preview, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum"})
+			if isErr || !strings.Contains(preview, "+func sum(a, b int)") || len(asked) != 0 {
+				t.Fatalf("preview: %v %s (asked %d)", isErr, preview, len(asked))
+			}
+			text, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
+			if len(asked) != 1 || !strings.HasPrefix(asked[0], "sess-1|rename add to sum|") || !strings.Contains(asked[0], "+func sum") {
+				t.Errorf("permission asks: %q", asked)
+			}
+			b, _ := os.ReadFile(path)
+			if allow {
+				if isErr || !strings.Contains(string(b), "func sum(a, b int)") || strings.Contains(string(b), "add(") {
+					t.Errorf("allowed rename: %v %s\n%s", isErr, text, b)
+				}
+				if len(fb.changed) != 1 || fb.changed[0][0].URI != uri {
+					t.Errorf("filesChanged: %+v", fb.changed)
+				}
+			} else {
+				if !isErr || !strings.Contains(text, "declined") || string(b) != mainGo {
+					t.Errorf("denied rename: %v %s\n%s", isErr, text, b)
+				}
+				if len(fb.changed) != 0 {
+					t.Errorf("filesChanged after denial: %+v", fb.changed)
+				}
+			}
+		})
+	}
+}
+
+func TestBudget(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{Budget: 300})
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	var locs []string
+	for i := 0; i < 40; i++ {
+		locs = append(locs, fmt.Sprintf(`{"uri":%q,"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":1}}}`, uri, i%9, i%9))
+	}
+	fb.set("textDocument/references", "["+strings.Join(locs, ",")+"]")
+	text, _ := callTool(t, cs, map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"})
+	if len(text) > 400 || !strings.Contains(text, "note:") {
+		t.Errorf("budget not kept or not noted (%d chars):\n%s", len(text), text)
+	}
+}
+
+func TestPatchSessionSetup(t *testing.T) {
+	c, err := New(Config{Executable: "/opt/acp-lsp"}, newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	root := t.TempDir()
+	for _, tc := range []struct {
+		params string
+		http   bool
+		bound  string
+	}{
+		{`{"cwd":` + jsonString(root) + `,  "mcpServers":[{"name":"x","command":"/x","args":[],"env":[{"name":"A","value":"1"}]}],"_meta":{"k":  1.50}}`, false, ""},
+		{`{"sessionId":"s9","cwd":` + jsonString(root) + `,"mcpServers":[]}`, true, "s9"},
+		{`{"cwd":` + jsonString(root) + `}`, false, ""},
+	} {
+		out, s, err := c.PatchSessionSetup(json.RawMessage(tc.params), tc.http)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entry := string(c.Entry(s, map[bool]Transport{true: TransportHTTP, false: TransportStdio}[tc.http]))
+		// Everything before mcpServers' closing bracket is kept byte for byte.
+		if !strings.Contains(string(out), entry) {
+			t.Errorf("entry %s missing in %s", entry, out)
+		}
+		if strings.Contains(tc.params, `"_meta":{"k":  1.50}`) && !strings.Contains(string(out), `"_meta":{"k":  1.50}`) {
+			t.Errorf("unrelated bytes re-encoded: %s", out)
+		}
+		if strings.Contains(tc.params, `"env":[{"name":"A","value":"1"}]`) && !strings.Contains(string(out), `{"name":"x","command":"/x","args":[],"env":[{"name":"A","value":"1"}]}`) {
+			t.Errorf("client's stdio entry changed: %s", out)
+		}
+		if tc.bound != "" && c.SessionByACP(tc.bound) != s {
+			t.Errorf("session id %s not bound", tc.bound)
+		}
+		if !tc.http && (!strings.Contains(entry, `"env":[]`) || !strings.Contains(entry, `"command":"/opt/acp-lsp","args":["mcp-bridge","--socket"`)) {
+			t.Errorf("stdio entry: %s", entry)
+		}
+		if tc.http && !strings.Contains(entry, `"type":"http"`) {
+			t.Errorf("http entry: %s", entry)
+		}
+	}
+	if _, _, err := c.PatchSessionSetup(json.RawMessage(`{"mcpServers":[]}`), false); err == nil {
+		t.Error("setup without cwd accepted")
+	}
+}
+
+func jsonString(s string) string { b, _ := json.Marshal(s); return string(b) }
+
+func TestTransportsSecurity(t *testing.T) {
+	c, err := New(Config{}, newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := os.Stat(c.SocketDir())
+	if err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("socket folder mode %v, %v", st.Mode().Perm(), err)
+	}
+	s, err := c.NewSession(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + c.HTTPAddr() + "/mcp"
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	for _, tok := range []string{"", "Bearer wrong", "Basic " + s.token} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok != "" {
+			req.Header.Set("Authorization", tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("authorization %q: status %d, want 401", tok, resp.StatusCode)
+		}
+	}
+	// DNS rebinding: a right token from a foreign Host is still refused.
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Host = "evil.example:80"
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 {
+		t.Errorf("foreign Host accepted: %d", resp.StatusCode)
+	}
+
+	// server/discover gets -32601; initialize with both versions works.
+	conn, err := net.Dial("unix", c.socketPath(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	send := func(line string) map[string]any {
+		if _, err := conn.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		out, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		json.Unmarshal(out, &m)
+		return m
+	}
+	m := send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
+	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32601) {
+		t.Errorf("server/discover answered %v", m)
+	}
+	for i, v := range []string{"2025-11-25"} {
+		m = send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, i+2, v))
+		res, _ := m["result"].(map[string]any)
+		if res == nil || res["protocolVersion"] != v {
+			t.Errorf("initialize %s answered %v", v, m)
+		}
+	}
+}
+
+func TestCacheAndContext(t *testing.T) {
+	c, s, fb, _ := setup(t, Config{CacheFiles: 2, CachePerFile: 1})
+	c.Bind(s, "s1")
+	uriOf := func(n string) string { return edit.URIFromPath(filepath.Join(s.Root, n)) }
+	pub := func(n, diags string) {
+		p, _ := json.Marshal(lspext.PublishDiagnosticsParams{URI: uriOf(n), Diagnostics: json.RawMessage(diags), Native: true})
+		if !c.HandleNotification(context.Background(), "lsp/publishDiagnostics", p) {
+			t.Fatal("publishDiagnostics not consumed")
+		}
+	}
+	errs := `[{"range":{"start":{"line":2,"character":1},"end":{"line":2,"character":2}},"severity":1,"message":"undefined: x"},{"range":{"start":{"line":3,"character":0},"end":{"line":3,"character":1}},"severity":1,"message":"second"}]`
+	pub("a.go", errs)
+	pub("b.go", errs)
+	pub("c.go", errs)
+	if diff := cmp.Diff([]string{NormalizeURI(uriOf("b.go")), NormalizeURI(uriOf("c.go"))}, c.Cache().Keys()); diff != "" {
+		t.Errorf("LRU keys (-want +got):\n%s", diff)
+	}
+	if d, _ := c.Cache().Get(uriOf("c.go")); len(d) != 1 {
+		t.Errorf("per-file limit not kept: %d", len(d))
+	}
+	if got := c.PromptContext("s1"); got != "" {
+		t.Errorf("context with nothing touched: %q", got)
+	}
+	// didSave (reference spelling) fetches fresh diagnostics and marks the
+	// file touched.
+	fb.reports = make(chan []string, 1)
+	fb.report = &lspext.DiagnosticReportResult{Files: []lspext.FileDiagnostics{{URI: uriOf("c.go"), Diagnostics: json.RawMessage(`[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"severity":1,"message":"fresh error"}]`)}}}
+	p, _ := json.Marshal(lspext.URIParams{URI: uriOf("c.go")})
+	c.HandleNotification(context.Background(), "_lsp/didSave", p)
+	if got := <-fb.reports; len(got) != 1 || got[0] != uriOf("c.go") {
+		t.Errorf("didSave fetched %v", got)
+	}
+	c.fetches.Wait()
+	got := c.PromptContext("s1")
+	if !strings.Contains(got, "c.go:1:1: error: fresh error") {
+		t.Errorf("context after save: %q", got)
+	}
+	if again := c.PromptContext("s1"); again != "" {
+		t.Errorf("context repeated: %q", again)
+	}
+	params := json.RawMessage(`{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}`)
+	if out := c.InjectPrompt(params); string(out) != string(params) {
+		t.Errorf("prompt changed with nothing new: %s", out)
+	}
+}

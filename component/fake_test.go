@@ -1,0 +1,73 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+)
+
+// fakeBackend answers from canned raw LSP results keyed by method, and
+// records what the component sent.
+type fakeBackend struct {
+	mu       sync.Mutex
+	results  map[string]string
+	report   *lspext.DiagnosticReportResult
+	reports  chan []string
+	changed  [][]lspext.FileChange
+	requests []string
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{results: map[string]string{}}
+}
+
+func (f *fakeBackend) set(method, result string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.results[method] = result
+}
+
+func (f *fakeBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, method+" "+string(params))
+	r, ok := f.results[method]
+	if !ok {
+		return nil, fmt.Errorf("fake: %s not supported", method)
+	}
+	return json.RawMessage(r), nil
+}
+
+func (f *fakeBackend) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {
+	f.mu.Lock()
+	rep, ch := f.report, f.reports
+	f.mu.Unlock()
+	if ch != nil {
+		defer func() { ch <- uris }()
+	}
+	if rep == nil {
+		return &lspext.DiagnosticReportResult{}, nil
+	}
+	return rep, nil
+}
+
+func (f *fakeBackend) Servers(ctx context.Context, uri string) ([]lspext.ServerInfo, error) {
+	return []lspext.ServerInfo{{Name: "gopls", Source: "local", Languages: []string{"go"}, State: "ready", Capabilities: json.RawMessage(`{"hoverProvider":true,"renameProvider":true}`)}}, nil
+}
+
+func (f *fakeBackend) Status(ctx context.Context) ([]lspext.ServerInfo, error) {
+	return []lspext.ServerInfo{{Name: "gopls", Source: "local", State: "ready", Root: "/ws", PID: 42, RSS: 64 << 20}}, nil
+}
+
+func (f *fakeBackend) Restart(ctx context.Context, server, uri string) error { return nil }
+
+func (f *fakeBackend) FilesChanged(ctx context.Context, changes []lspext.FileChange) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.changed = append(f.changed, changes)
+	return nil
+}

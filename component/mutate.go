@@ -1,0 +1,403 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// change is the outcome of a previewed or applied WorkspaceEdit.
+type change struct {
+	Applied  bool              `json:"applied"`
+	Files    []edit.FileResult `json:"files"`
+	Warnings []string          `json:"warnings,omitempty"`
+}
+
+// applyEdit previews we or, with apply, asks the editor and writes it all
+// or nothing, then tells upstream which files changed. Denied means nothing
+// is written.
+func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error) (*answer, error) {
+	if apply && !s.c.cfg.allowed(action) {
+		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
+	}
+	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.check}
+	plan, err := edit.NewPlan(ctx, we, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", action, err)
+	}
+	pre := plan.Result()
+	if len(pre.Files) == 0 {
+		return &answer{text: title + ": the server proposed no change", data: change{}}, nil
+	}
+	if !apply {
+		text := fmt.Sprintf("%s (preview, nothing written; call again with apply=true to write it)\n%s\n%s", title, pre.Summary(s.Root), pre.Diff())
+		return &answer{text: s.clip(text), data: change{Files: pre.Files}}, nil
+	}
+	if ask := s.c.cfg.AskPermission; ask != nil {
+		ok, err := ask(ctx, s.acpSessionID(), title, pre.Diff())
+		if err != nil {
+			return nil, fmt.Errorf("%s: asking permission: %w", action, err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: the user declined; nothing was changed", action)
+		}
+	}
+	res, err := plan.Apply(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: nothing was changed: %w", action, err)
+	}
+	var changes []lspext.FileChange
+	for _, ev := range res.Events {
+		changes = append(changes, lspext.FileChange{URI: ev.URI, Type: int(ev.Type)})
+		s.c.markTouched(ev.URI)
+	}
+	for _, f := range res.Files {
+		if f.Exists && !f.Dir && f.OldPath == "" {
+			u := edit.URIFromPath(f.Path)
+			if !hasChange(changes, u) {
+				changes = append(changes, lspext.FileChange{URI: u, Type: 2})
+			}
+			s.c.markTouched(u)
+		}
+	}
+	var warnings []string
+	warnings = append(warnings, res.Warnings...)
+	if err := s.c.backend.FilesChanged(ctx, changes); err != nil {
+		warnings = append(warnings, "language servers were not told about the change: "+err.Error())
+	}
+	if after != nil {
+		if err := after(ctx); err != nil {
+			warnings = append(warnings, err.Error())
+		}
+	}
+	text := fmt.Sprintf("%s: applied\n%s", title, res.Summary(s.Root))
+	for _, w := range warnings {
+		text += "\nwarning: " + w
+	}
+	return &answer{text: s.clip(text), data: change{Applied: true, Files: res.Files, Warnings: warnings}}, nil
+}
+
+func hasChange(cs []lspext.FileChange, uri string) bool {
+	for _, c := range cs {
+		if c.URI == uri {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Session) rename(ctx context.Context, in Input) (*answer, error) {
+	if in.NewName == "" {
+		return nil, errors.New("rename needs new_name")
+	}
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	p := textDocPos(t)
+	p["newName"] = in.NewName
+	raw, err := s.request(ctx, t.uri, "textDocument/rename", p)
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, fmt.Errorf("rename: the server cannot rename at %s", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+	}
+	we, err := edit.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("rename: %w", err)
+	}
+	title := fmt.Sprintf("rename %s to %s", cmpOr(in.Symbol, "symbol"), in.NewName)
+	return s.applyEdit(ctx, "rename", title, we, in.Apply, nil)
+}
+
+func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
+	if in.NewName == "" {
+		return nil, errors.New("rename_file needs new_name (the new path)")
+	}
+	oldPath, err := s.resolve(in.File)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(oldPath); err != nil {
+		return nil, fmt.Errorf("rename_file: %w", err)
+	}
+	newPath, err := s.resolve(in.NewName)
+	if err != nil {
+		return nil, err
+	}
+	oldURI, newURI := edit.URIFromPath(oldPath), edit.URIFromPath(newPath)
+	files := map[string]any{"files": []map[string]string{{"oldUri": oldURI, "newUri": newURI}}}
+	raw, err := s.request(ctx, oldURI, "workspace/willRenameFiles", files)
+	if err != nil {
+		// The move must not go ahead without the import updates the
+		// server would have made: they would be lost silently.
+		return nil, fmt.Errorf("rename_file: the server failed to prepare the move, nothing changed: %w", err)
+	}
+	combined, err := withRename(raw, oldURI, newURI)
+	if err != nil {
+		return nil, fmt.Errorf("rename_file: %w", err)
+	}
+	we, err := edit.Parse(combined)
+	if err != nil {
+		return nil, fmt.Errorf("rename_file: %w", err)
+	}
+	title := fmt.Sprintf("move %s to %s", relPath(s.Root, oldPath), relPath(s.Root, newPath))
+	after := func(ctx context.Context) error {
+		_, err := s.request(ctx, newURI, "workspace/didRenameFiles", files)
+		if err != nil {
+			return fmt.Errorf("workspace/didRenameFiles: %w", err)
+		}
+		return nil
+	}
+	return s.applyEdit(ctx, "rename_file", title, we, in.Apply, after)
+}
+
+// withRename returns the server's WorkspaceEdit (raw, may be null) as
+// documentChanges followed by the rename of oldURI to newURI.
+func withRename(raw json.RawMessage, oldURI, newURI string) (json.RawMessage, error) {
+	var we struct {
+		Changes         map[string]json.RawMessage `json:"changes"`
+		DocumentChanges []json.RawMessage          `json:"documentChanges"`
+	}
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &we); err != nil {
+			return nil, fmt.Errorf("malformed willRenameFiles answer: %w", err)
+		}
+	}
+	dcs := we.DocumentChanges
+	if dcs == nil {
+		for _, uri := range sortedKeys(we.Changes) {
+			b, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil}, "edits": we.Changes[uri]})
+			dcs = append(dcs, b)
+		}
+	}
+	op, _ := json.Marshal(map[string]string{"kind": "rename", "oldUri": oldURI, "newUri": newURI})
+	dcs = append(dcs, op)
+	return json.Marshal(map[string]any{"documentChanges": dcs})
+}
+
+// rangeOf builds an LSP range from line/column..end_line/end_column, or a
+// symbol's position when no column is given.
+func (s *Session) rangeOf(ctx context.Context, in Input) (*target, lspRange, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, lspRange{}, err
+	}
+	start := lspPosition(t.pos)
+	endLine := cmpInt(in.EndLine, in.Line)
+	var end position.Position
+	if in.EndColumn > 0 {
+		end, err = t.doc.FromUser(endLine, in.EndColumn, position.UTF16)
+	} else {
+		end, err = t.doc.FromUser(endLine, len([]rune(t.doc.Line(endLine-1)))+1, position.UTF16)
+	}
+	if err != nil {
+		return nil, lspRange{}, err
+	}
+	return t, lspRange{Start: start, End: lspPosition(end)}, nil
+}
+
+func (s *Session) format(ctx context.Context, in Input) (*answer, error) {
+	path, err := s.resolve(in.File)
+	if err != nil {
+		return nil, err
+	}
+	uri := edit.URIFromPath(path)
+	opts := map[string]any{"tabSize": 4, "insertSpaces": true}
+	var raw json.RawMessage
+	if in.Line > 0 {
+		if in.Column == 0 && in.Symbol == "" {
+			in.Column = 1
+		}
+		_, r, err := s.rangeOf(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		raw, err = s.request(ctx, uri, "textDocument/rangeFormatting", map[string]any{"textDocument": map[string]string{"uri": uri}, "range": r, "options": opts})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		raw, err = s.request(ctx, uri, "textDocument/formatting", map[string]any{"textDocument": map[string]string{"uri": uri}, "options": opts})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = json.RawMessage("[]")
+	}
+	var edits []json.RawMessage
+	if err := json.Unmarshal(raw, &edits); err != nil {
+		return nil, fmt.Errorf("format: malformed answer: %w", err)
+	}
+	if len(edits) == 0 {
+		return &answer{text: relPath(s.Root, path) + " is already formatted", data: change{}}, nil
+	}
+	weRaw, _ := json.Marshal(map[string]any{"changes": map[string]any{uri: edits}})
+	we, err := edit.Parse(weRaw)
+	if err != nil {
+		return nil, fmt.Errorf("format: %w", err)
+	}
+	return s.applyEdit(ctx, "format", "format "+relPath(s.Root, path), we, in.Apply, nil)
+}
+
+type codeAction struct {
+	Title       string                   `json:"title"`
+	Kind        string                   `json:"kind,omitempty"`
+	IsPreferred bool                     `json:"isPreferred,omitempty"`
+	Disabled    *struct{ Reason string } `json:"disabled,omitempty"`
+	Edit        json.RawMessage          `json:"edit,omitempty"`
+	Command     json.RawMessage          `json:"command,omitempty"`
+	Data        json.RawMessage          `json:"data,omitempty"`
+	// raw is the whole action as the server sent it, for resolve.
+	raw json.RawMessage
+}
+
+func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
+	if in.Line == 0 {
+		return nil, errors.New("code_actions needs file and line (and symbol or column; end_line for a range)")
+	}
+	if in.Column == 0 && in.Symbol == "" {
+		in.Column = 1
+	}
+	t, r, err := s.rangeOf(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	// Diagnostics overlapping the range, so servers offer their fixes.
+	diags := []Diagnostic{}
+	if cached, ok := s.c.cache.Get(t.uri); ok {
+		for _, d := range cached {
+			if d.Range.Start.Line <= r.End.Line && d.Range.End.Line >= r.Start.Line {
+				diags = append(diags, d)
+			}
+		}
+	}
+	cctx := map[string]any{"diagnostics": diags}
+	if in.Kind != "" {
+		cctx["only"] = []string{in.Kind}
+	}
+	raw, err := s.request(ctx, t.uri, "textDocument/codeAction", map[string]any{"textDocument": map[string]string{"uri": t.uri}, "range": r, "context": cctx})
+	if err != nil {
+		return nil, err
+	}
+	var list []json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return nil, fmt.Errorf("code_actions: malformed answer: %w", err)
+		}
+	}
+	var actions []codeAction
+	for _, a := range list {
+		var ca codeAction
+		if err := json.Unmarshal(a, &ca); err != nil {
+			continue
+		}
+		ca.raw = a
+		if ca.Kind == "" && ca.Edit == nil && len(ca.Command) > 0 && ca.Command[0] == '"' {
+			// A bare Command: its command field is a string.
+			ca.Command = a
+		}
+		if in.Kind != "" && !strings.HasPrefix(ca.Kind, in.Kind) {
+			continue
+		}
+		actions = append(actions, ca)
+	}
+	if !in.Apply {
+		var b strings.Builder
+		fmt.Fprintf(&b, "code actions at %s: %d\n", s.newRenderer().loc(t.uri, r.Start), len(actions))
+		for i, a := range actions {
+			fmt.Fprintf(&b, "%d. %s", i+1, a.Title)
+			if a.Kind != "" {
+				b.WriteString(" [" + a.Kind + "]")
+			}
+			if a.IsPreferred {
+				b.WriteString(" (preferred)")
+			}
+			if a.Disabled != nil {
+				b.WriteString(" (disabled: " + a.Disabled.Reason + ")")
+			}
+			b.WriteByte('\n')
+		}
+		if len(actions) > 0 {
+			b.WriteString("note: apply one with apply=true and index=N (same file, line and kind)\n")
+		}
+		type listed struct {
+			Title string `json:"title"`
+			Kind  string `json:"kind,omitempty"`
+		}
+		data := make([]listed, 0, len(actions))
+		for _, a := range actions {
+			data = append(data, listed{a.Title, a.Kind})
+		}
+		return &answer{text: s.clip(b.String()), data: map[string]any{"actions": data}}, nil
+	}
+	if in.ActionIndex < 1 || in.ActionIndex > len(actions) {
+		return nil, fmt.Errorf("code_actions apply: index must be 1..%d (list them without apply first)", len(actions))
+	}
+	a := actions[in.ActionIndex-1]
+	if a.Disabled != nil {
+		return nil, fmt.Errorf("code action %q is disabled: %s", a.Title, a.Disabled.Reason)
+	}
+	if len(a.Edit) == 0 && len(a.Data) > 0 {
+		resolved, err := s.c.backend.Request(ctx, t.uri, "codeAction/resolve", a.raw)
+		if err != nil {
+			return nil, fmt.Errorf("code action %q: resolve: %w", a.Title, err)
+		}
+		var ra codeAction
+		if err := json.Unmarshal(resolved, &ra); err == nil {
+			a.Edit, a.Command = ra.Edit, cmpRaw(ra.Command, a.Command)
+		}
+	}
+	runCommand := func(ctx context.Context) error {
+		if len(a.Command) == 0 || string(a.Command) == "null" {
+			return nil
+		}
+		if _, err := s.c.backend.Request(ctx, t.uri, "workspace/executeCommand", a.Command); err != nil {
+			return fmt.Errorf("code action command: %w", err)
+		}
+		return nil
+	}
+	title := "code action: " + a.Title
+	if len(a.Edit) == 0 || string(a.Edit) == "null" {
+		if len(a.Command) == 0 {
+			return nil, fmt.Errorf("code action %q has neither an edit nor a command", a.Title)
+		}
+		if !s.c.cfg.allowed("code_actions") {
+			return nil, errors.New("code_actions is turned off in acp-lsp's configuration (allow_mutating)")
+		}
+		if ask := s.c.cfg.AskPermission; ask != nil {
+			ok, err := ask(ctx, s.acpSessionID(), title, "the language server runs the command "+string(a.Command))
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, errors.New("code action: the user declined; nothing was changed")
+			}
+		}
+		if err := runCommand(ctx); err != nil {
+			return nil, err
+		}
+		return &answer{text: title + ": command run by the server"}, nil
+	}
+	we, err := edit.Parse(a.Edit)
+	if err != nil {
+		return nil, fmt.Errorf("code action %q: %w", a.Title, err)
+	}
+	return s.applyEdit(ctx, "code_actions", title, we, true, runCommand)
+}
+
+func cmpRaw(a, b json.RawMessage) json.RawMessage {
+	if len(a) > 0 && string(a) != "null" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,767 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// Location is one result place, LSP-native.
+type Location struct {
+	URI   string   `json:"uri"`
+	Range lspRange `json:"range"`
+}
+
+// parseLocations reads Location | Location[] | LocationLink[] | null.
+func parseLocations(raw json.RawMessage) ([]Location, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	type link struct {
+		TargetURI            string    `json:"targetUri"`
+		TargetSelectionRange *lspRange `json:"targetSelectionRange"`
+		TargetRange          lspRange  `json:"targetRange"`
+		URI                  string    `json:"uri"`
+		Range                lspRange  `json:"range"`
+	}
+	var many []link
+	if raw[0] == '{' {
+		var one link
+		if err := json.Unmarshal(raw, &one); err != nil {
+			return nil, err
+		}
+		many = []link{one}
+	} else if err := json.Unmarshal(raw, &many); err != nil {
+		return nil, err
+	}
+	out := make([]Location, 0, len(many))
+	for _, l := range many {
+		if l.TargetURI != "" {
+			r := l.TargetRange
+			if l.TargetSelectionRange != nil {
+				r = *l.TargetSelectionRange
+			}
+			out = append(out, Location{URI: l.TargetURI, Range: r})
+		} else {
+			out = append(out, Location{URI: l.URI, Range: l.Range})
+		}
+	}
+	return out, nil
+}
+
+// renderer turns LSP places into workspace-relative path:line:col with the
+// source line, reading each file once.
+type renderer struct {
+	s    *Session
+	docs map[string]*position.Document
+}
+
+func (s *Session) newRenderer() *renderer {
+	return &renderer{s: s, docs: map[string]*position.Document{}}
+}
+
+func (r *renderer) doc(uri string) (string, *position.Document) {
+	p, err := edit.PathFromURI(uri)
+	if err != nil {
+		return uri, nil
+	}
+	if d, ok := r.docs[p]; ok {
+		return p, d
+	}
+	var d *position.Document
+	// Files outside the workspace (the standard library, dependencies) are
+	// shown by path, never read.
+	if r.s.check(p) == nil {
+		if b, err := os.ReadFile(p); err == nil {
+			d = position.NewDocument(b)
+		}
+	}
+	r.docs[p] = d
+	return p, d
+}
+
+// place returns the relative path, 1-based line and column, and the line's
+// text.
+func (r *renderer) place(uri string, p lspPosition) (string, int, int, string) {
+	path, d := r.doc(uri)
+	rel := relPath(r.s.Root, path)
+	if d == nil {
+		return rel, int(p.Line) + 1, int(p.Character) + 1, ""
+	}
+	line, col, err := d.ToUser(position.Position(p), position.UTF16)
+	if err != nil {
+		return rel, int(p.Line) + 1, int(p.Character) + 1, ""
+	}
+	return rel, line, col, strings.TrimSpace(d.Line(line - 1))
+}
+
+func (r *renderer) loc(uri string, p lspPosition) string {
+	rel, l, c, _ := r.place(uri, p)
+	return fmt.Sprintf("%s:%d:%d", rel, l, c)
+}
+
+// item is one rendered result.
+type item struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	// Label is what the item is (a symbol's kind and name, a diagnostic's
+	// severity and message); empty for plain locations.
+	Label   string `json:"label,omitempty"`
+	Context string `json:"context,omitempty"`
+}
+
+// listing is a paged, budgeted list of items grouped by file.
+type listing struct {
+	Title    string   `json:"title"`
+	Total    int      `json:"total"`
+	Offset   int      `json:"offset"`
+	Items    []item   `json:"items"`
+	Notes    []string `json:"notes,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+	NextPage int      `json:"next_offset,omitempty"`
+}
+
+const defaultLimit = 100
+
+// page cuts items to the requested window and notes what was left.
+func page(in Input, items []item, l *listing) {
+	l.Total = len(items)
+	off := max(in.Offset, 0)
+	if off > len(items) {
+		off = len(items)
+	}
+	lim := in.Limit
+	if lim <= 0 {
+		lim = defaultLimit
+	}
+	end := min(off+lim, len(items))
+	l.Offset = off
+	l.Items = items[off:end]
+	if end < len(items) {
+		l.NextPage = end
+	}
+}
+
+// render writes l within budget, shortening progressively: full, without
+// context lines, per-file counts, the total alone. The note says what was
+// cut.
+func render(l *listing, budget int) string {
+	for level := 0; level < 4; level++ {
+		text := renderLevel(l, level)
+		if len(text) <= budget || level == 3 {
+			return text
+		}
+	}
+	panic("unreachable")
+}
+
+func renderLevel(l *listing, level int) string {
+	var b strings.Builder
+	header := fmt.Sprintf("%s: %d", l.Title, l.Total)
+	if l.Offset > 0 || l.NextPage > 0 {
+		header += fmt.Sprintf(" (showing %d-%d)", l.Offset+1, l.Offset+len(l.Items))
+	}
+	b.WriteString(header + "\n")
+	if l.Detail != "" {
+		b.WriteString(l.Detail + "\n")
+	}
+	groups, order := groupByFile(l.Items)
+	switch level {
+	case 0, 1:
+		for _, f := range order {
+			b.WriteString(f + "\n")
+			for _, it := range groups[f] {
+				fmt.Fprintf(&b, "  %s:%d:%d", f, it.Line, it.Column)
+				if it.Label != "" {
+					b.WriteString(" " + it.Label)
+				}
+				b.WriteByte('\n')
+				if level == 0 && it.Context != "" {
+					b.WriteString("    " + it.Context + "\n")
+				}
+			}
+		}
+		if level == 1 {
+			b.WriteString("note: source lines left out to fit the output budget\n")
+		}
+	case 2:
+		for _, f := range order {
+			fmt.Fprintf(&b, "%s: %d\n", f, len(groups[f]))
+		}
+		b.WriteString("note: only counts per file fit the output budget; narrow with file, kind or limit\n")
+	case 3:
+		fmt.Fprintf(&b, "note: %d results in %d files do not fit the output budget; narrow with file, kind or a smaller limit\n", len(l.Items), len(order))
+	}
+	for _, n := range l.Notes {
+		b.WriteString("note: " + n + "\n")
+	}
+	if l.NextPage > 0 {
+		fmt.Fprintf(&b, "note: more results: call again with offset=%d\n", l.NextPage)
+	}
+	return b.String()
+}
+
+func groupByFile(items []item) (map[string][]item, []string) {
+	groups := map[string][]item{}
+	var order []string
+	for _, it := range items {
+		if _, ok := groups[it.File]; !ok {
+			order = append(order, it.File)
+		}
+		groups[it.File] = append(groups[it.File], it)
+	}
+	return groups, order
+}
+
+func (s *Session) renderLocations(in Input, title string, locs []Location, context bool) *answer {
+	r := s.newRenderer()
+	items := make([]item, 0, len(locs))
+	for _, l := range locs {
+		rel, line, col, text := r.place(l.URI, l.Range.Start)
+		it := item{File: rel, Line: line, Column: col}
+		if context {
+			it.Context = text
+		}
+		items = append(items, it)
+	}
+	sortItems(items)
+	l := &listing{Title: title}
+	page(in, items, l)
+	if l.Total == 0 {
+		l.Notes = append(l.Notes, "the server found nothing at this position (check line and symbol; during indexing try again)")
+	}
+	return &answer{text: render(l, s.c.cfg.Budget), data: l}
+}
+
+func sortItems(items []item) {
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
+func (s *Session) clip(text string) string {
+	if len(text) <= s.c.cfg.Budget {
+		return text
+	}
+	cut := s.c.cfg.Budget - 80
+	for cut > 0 && (text[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return text[:cut] + fmt.Sprintf("\nnote: cut at %d of %d characters to fit the output budget\n", cut, len(text))
+}
+
+// hoverText reads MarkupContent | MarkedString | MarkedString[].
+func hoverText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var h struct {
+		Contents json.RawMessage `json:"contents"`
+	}
+	if json.Unmarshal(raw, &h) != nil {
+		return ""
+	}
+	return strings.TrimSpace(markupText(h.Contents))
+}
+
+func markupText(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var mc struct {
+		Kind     string `json:"kind"`
+		Value    string `json:"value"`
+		Language string `json:"language"`
+	}
+	if raw[0] == '{' && json.Unmarshal(raw, &mc) == nil {
+		if mc.Language != "" {
+			return "```" + mc.Language + "\n" + mc.Value + "\n```"
+		}
+		return mc.Value
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) == nil {
+		parts := make([]string, 0, len(list))
+		for _, p := range list {
+			parts = append(parts, markupText(p))
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	return ""
+}
+
+var symbolKinds = []string{"", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum_member", "struct", "event", "operator", "type_parameter"}
+
+func kindName(k int) string {
+	if k > 0 && k < len(symbolKinds) {
+		return symbolKinds[k]
+	}
+	return fmt.Sprintf("kind%d", k)
+}
+
+func kindMatches(filter string, k int) bool {
+	if filter == "" {
+		return true
+	}
+	f := strings.ReplaceAll(strings.ToLower(filter), " ", "_")
+	return kindName(k) == f || kindName(k) == strings.ReplaceAll(f, "typeparameter", "type_parameter")
+}
+
+type symbolInfo struct {
+	Name          string   `json:"name"`
+	Kind          int      `json:"kind"`
+	ContainerName string   `json:"containerName"`
+	Location      Location `json:"location"`
+}
+
+func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]symbolInfo, error) {
+	raw, err := s.request(ctx, "", "workspace/symbol", map[string]string{"query": query})
+	if err != nil {
+		return nil, err
+	}
+	var syms []symbolInfo
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &syms); err != nil {
+			return nil, fmt.Errorf("workspace symbols: malformed answer: %w", err)
+		}
+	}
+	return syms, nil
+}
+
+type docSymbol struct {
+	Name           string      `json:"name"`
+	Detail         string      `json:"detail"`
+	Kind           int         `json:"kind"`
+	Range          lspRange    `json:"range"`
+	SelectionRange lspRange    `json:"selectionRange"`
+	Children       []docSymbol `json:"children"`
+	// SymbolInformation form.
+	Location *Location `json:"location"`
+}
+
+func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
+	r := s.newRenderer()
+	var items []item
+	title := "symbols"
+	if in.Query != "" || in.File == "" {
+		if in.Query == "" {
+			return nil, fmt.Errorf("symbols needs file (its symbols) or query (search the workspace)")
+		}
+		syms, err := s.workspaceSymbols(ctx, in.Query)
+		if err != nil {
+			return nil, err
+		}
+		title = fmt.Sprintf("workspace symbols matching %q", in.Query)
+		for _, sym := range syms {
+			if !kindMatches(in.Kind, sym.Kind) {
+				continue
+			}
+			p, err := edit.PathFromURI(sym.Location.URI)
+			if err != nil || s.check(p) != nil {
+				continue // outside the workspace: dependencies
+			}
+			rel, line, col, _ := r.place(sym.Location.URI, sym.Location.Range.Start)
+			label := kindName(sym.Kind) + " " + sym.Name
+			if sym.ContainerName != "" {
+				label += " (in " + sym.ContainerName + ")"
+			}
+			items = append(items, item{File: rel, Line: line, Column: col, Label: label})
+		}
+		sortItems(items)
+	} else {
+		path, err := s.resolve(in.File)
+		if err != nil {
+			return nil, err
+		}
+		uri := edit.URIFromPath(path)
+		raw, err := s.request(ctx, uri, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}})
+		if err != nil {
+			return nil, err
+		}
+		var syms []docSymbol
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &syms); err != nil {
+				return nil, fmt.Errorf("document symbols: malformed answer: %w", err)
+			}
+		}
+		title = "symbols in " + relPath(s.Root, path)
+		var walk func([]docSymbol, string)
+		walk = func(list []docSymbol, prefix string) {
+			for _, sym := range list {
+				start, u := sym.SelectionRange.Start, uri
+				if sym.Location != nil {
+					start, u = sym.Location.Range.Start, sym.Location.URI
+				}
+				if kindMatches(in.Kind, sym.Kind) {
+					rel, line, col, _ := r.place(u, start)
+					label := prefix + kindName(sym.Kind) + " " + sym.Name
+					if sym.Detail != "" {
+						label += " " + firstLine(sym.Detail)
+					}
+					items = append(items, item{File: rel, Line: line, Column: col, Label: label})
+				}
+				walk(sym.Children, prefix+"  ")
+			}
+		}
+		walk(syms, "")
+	}
+	l := &listing{Title: title}
+	page(in, items, l)
+	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+}
+
+type hierItem struct {
+	Name           string          `json:"name"`
+	Kind           int             `json:"kind"`
+	Detail         string          `json:"detail,omitempty"`
+	URI            string          `json:"uri"`
+	Range          lspRange        `json:"range"`
+	SelectionRange lspRange        `json:"selectionRange"`
+	Data           json.RawMessage `json:"data,omitempty"`
+}
+
+func (s *Session) prepare(ctx context.Context, in Input, method string) (*target, []json.RawMessage, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := s.request(ctx, t.uri, method, textDocPos(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, nil, fmt.Errorf("%s: malformed answer: %w", method, err)
+		}
+	}
+	if len(items) == 0 {
+		return nil, nil, fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+	}
+	return t, items, nil
+}
+
+func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) {
+	dir := cmpOr(in.Direction, "incoming")
+	if dir != "incoming" && dir != "outgoing" {
+		return nil, fmt.Errorf("direction must be incoming or outgoing, not %q", dir)
+	}
+	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareCallHierarchy")
+	if err != nil {
+		return nil, err
+	}
+	r := s.newRenderer()
+	var items []item
+	for _, p := range prepared {
+		raw, err := s.c.backend.Request(ctx, t.uri, "callHierarchy/"+dir+"Calls", json.RawMessage(`{"item":`+string(p)+`}`))
+		if err != nil {
+			return nil, err
+		}
+		var calls []struct {
+			From       *hierItem  `json:"from"`
+			To         *hierItem  `json:"to"`
+			FromRanges []lspRange `json:"fromRanges"`
+		}
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &calls); err != nil {
+				return nil, fmt.Errorf("call hierarchy: malformed answer: %w", err)
+			}
+		}
+		for _, c := range calls {
+			h := c.From
+			if dir == "outgoing" {
+				h = c.To
+			}
+			if h == nil {
+				continue
+			}
+			rel, line, col, text := r.place(h.URI, h.SelectionRange.Start)
+			items = append(items, item{File: rel, Line: line, Column: col, Label: kindName(h.Kind) + " " + h.Name, Context: text})
+		}
+	}
+	sortItems(items)
+	title := "callers"
+	if dir == "outgoing" {
+		title = "callees"
+	}
+	l := &listing{Title: title}
+	page(in, items, l)
+	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+}
+
+func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) {
+	dir := cmpOr(in.Direction, "supertypes")
+	if dir != "supertypes" && dir != "subtypes" {
+		return nil, fmt.Errorf("direction must be supertypes or subtypes, not %q", dir)
+	}
+	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareTypeHierarchy")
+	if err != nil {
+		return nil, err
+	}
+	r := s.newRenderer()
+	var items []item
+	for _, p := range prepared {
+		raw, err := s.c.backend.Request(ctx, t.uri, "typeHierarchy/"+dir, json.RawMessage(`{"item":`+string(p)+`}`))
+		if err != nil {
+			return nil, err
+		}
+		var hs []hierItem
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &hs); err != nil {
+				return nil, fmt.Errorf("type hierarchy: malformed answer: %w", err)
+			}
+		}
+		for _, h := range hs {
+			rel, line, col, text := r.place(h.URI, h.SelectionRange.Start)
+			items = append(items, item{File: rel, Line: line, Column: col, Label: kindName(h.Kind) + " " + h.Name, Context: text})
+		}
+	}
+	sortItems(items)
+	l := &listing{Title: dir}
+	page(in, items, l)
+	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+}
+
+func renderServers(action string, infos []lspext.ServerInfo) string {
+	if len(infos) == 0 {
+		return "no language server handles this workspace (or file); see acp-lsp's configuration"
+	}
+	var b strings.Builder
+	for _, i := range infos {
+		fmt.Fprintf(&b, "%s (%s)", i.Name, i.Source)
+		if i.State != "" {
+			b.WriteString(" " + i.State)
+		}
+		if len(i.Languages) > 0 {
+			b.WriteString(" languages=" + strings.Join(i.Languages, ","))
+		}
+		if action == "status" {
+			if i.Root != "" {
+				b.WriteString(" root=" + i.Root)
+			}
+			if i.PID != 0 {
+				fmt.Fprintf(&b, " pid=%d", i.PID)
+			}
+			if i.RSS != 0 {
+				fmt.Fprintf(&b, " rss=%dMB", i.RSS>>20)
+			}
+			if i.LastError != "" {
+				b.WriteString(" last_error=" + i.LastError)
+			}
+		}
+		b.WriteByte('\n')
+		if action == "capabilities" && len(i.Capabilities) > 0 {
+			var caps map[string]json.RawMessage
+			if json.Unmarshal(i.Capabilities, &caps) == nil {
+				b.WriteString("  " + strings.Join(sortedKeys(caps), " ") + "\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+// diagnostics answers for one file, a glob or the workspace, with a
+// verdict per server.
+func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
+	minSev := 2
+	switch in.Severity {
+	case "error":
+		minSev = 1
+	case "", "warning":
+	case "info", "information":
+		minSev = 3
+	case "hint", "all":
+		minSev = 4
+	default:
+		return nil, fmt.Errorf("severity must be error, warning, info or hint, not %q", in.Severity)
+	}
+	var uris []string
+	scope := "the workspace"
+	switch {
+	case in.File == "" || in.File == "*":
+	case strings.ContainsAny(in.File, "*?["):
+		matches, err := s.glob(in.File)
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("no file in the workspace matches %q", in.File)
+		}
+		for _, m := range matches {
+			uris = append(uris, edit.URIFromPath(m))
+		}
+		scope = fmt.Sprintf("%d files matching %s", len(uris), in.File)
+	default:
+		p, err := s.resolve(in.File)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return nil, fmt.Errorf("diagnostics: %w", err)
+		}
+		uris = []string{edit.URIFromPath(p)}
+		scope = relPath(s.Root, p)
+	}
+	rep, err := s.c.backend.DiagnosticReport(ctx, uris, s.c.cfg.DiagnosticsWait)
+	if err != nil {
+		return nil, err
+	}
+	s.c.store(rep)
+	r := s.newRenderer()
+	var items []item
+	hidden := 0
+	for _, f := range rep.Files {
+		p, err := edit.PathFromURI(f.URI)
+		if err != nil || s.check(p) != nil {
+			continue
+		}
+		diags, err := decodeDiagnostics(f.Diagnostics, true)
+		if err != nil {
+			return nil, fmt.Errorf("diagnostics of %s: malformed answer: %w", f.URI, err)
+		}
+		for _, d := range diags {
+			sev := cmpInt(d.Severity, 1)
+			if sev > minSev {
+				hidden++
+				continue
+			}
+			rel, line, col, text := r.place(f.URI, d.Range.Start)
+			label := severityName(sev) + ": " + firstLine(d.Message)
+			var tags []string
+			if d.Source != "" {
+				tags = append(tags, d.Source)
+			}
+			if c := codeString(d.Code); c != "" {
+				tags = append(tags, c)
+			}
+			if len(tags) > 0 {
+				label += " [" + strings.Join(tags, " ") + "]"
+			}
+			items = append(items, item{File: rel, Line: line, Column: col, Label: label, Context: text})
+		}
+	}
+	sortItems(items)
+	l := &listing{Title: "diagnostics for " + scope}
+	page(in, items, l)
+	fresh := false
+	var verdicts []string
+	for _, v := range rep.Servers {
+		line := v.Server + ": " + v.Verdict
+		if v.Detail != "" {
+			line += " (" + v.Detail + ")"
+		}
+		verdicts = append(verdicts, line)
+		if v.Verdict == lspext.VerdictFresh {
+			fresh = true
+		}
+	}
+	if len(verdicts) == 0 {
+		verdicts = []string{"no language server answered for these files"}
+	}
+	l.Detail = "servers: " + strings.Join(verdicts, "; ")
+	if hidden > 0 {
+		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmpOr(in.Severity, "warning")))
+	}
+	if l.Total == 0 {
+		if fresh {
+			l.Notes = append(l.Notes, "no problems: the servers marked fresh checked the current content")
+		} else {
+			l.Notes = append(l.Notes, "no diagnostics received, but NO server answered fresh for the current content: this is not a clean bill of health; try again")
+		}
+	}
+	return &answer{text: render(l, s.c.cfg.Budget), data: map[string]any{"listing": l, "servers": rep.Servers}}, nil
+}
+
+func cmpInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// maxGlobFiles bounds a diagnostics glob.
+const maxGlobFiles = 200
+
+// glob matches a workspace-relative pattern with ** for any depth.
+func (s *Session) glob(pattern string) ([]string, error) {
+	if filepath.IsAbs(pattern) {
+		rel, err := filepath.Rel(s.Root, pattern)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.Root)
+		}
+		pattern = rel
+	}
+	pattern = filepath.ToSlash(pattern)
+	if strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") {
+		return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.Root)
+	}
+	var out []string
+	err := filepath.WalkDir(s.Root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != s.Root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel := filepath.ToSlash(relPath(s.Root, p))
+		if globMatch(pattern, rel) && d.Type().IsRegular() {
+			out = append(out, p)
+			if len(out) >= maxGlobFiles {
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+func globMatch(pattern, name string) bool {
+	if !strings.Contains(pattern, "**") {
+		ok, _ := path.Match(pattern, name)
+		if !strings.Contains(pattern, "/") && !ok {
+			ok, _ = path.Match(pattern, path.Base(name))
+		}
+		return ok
+	}
+	pre, post, _ := strings.Cut(pattern, "**")
+	if !strings.HasPrefix(name, pre) {
+		return false
+	}
+	rest := strings.TrimPrefix(name, pre)
+	post = strings.TrimPrefix(post, "/")
+	for {
+		if globMatch(post, rest) {
+			return true
+		}
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+1:]
+	}
+}

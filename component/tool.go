@@ -1,0 +1,453 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+)
+
+// Input is the `lsp` tool's arguments. The jsonschema descriptions are what
+// the model reads.
+type Input struct {
+	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, definition, type_definition, implementation, declaration, references, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
+	File   string `json:"file,omitempty" jsonschema:"file path relative to the workspace (or absolute inside it). For diagnostics also a glob (src/**/*.go) or * for the whole workspace."`
+	Line   int    `json:"line,omitempty" jsonschema:"1-based line number of the position, as shown by the lsp tool or a file read."`
+	Symbol string `json:"symbol,omitempty" jsonschema:"the identifier at the position: with line, the name as written on that line (name#2 = its second occurrence on the line); without line, a symbol name looked up in the workspace (ambiguous names list the candidates). Prefer this to column."`
+	Column int    `json:"column,omitempty" jsonschema:"1-based column in characters on line; only when symbol cannot name the place."`
+
+	EndLine   int `json:"end_line,omitempty" jsonschema:"1-based last line of a range (format, code_actions); defaults to line."`
+	EndColumn int `json:"end_column,omitempty" jsonschema:"1-based column after the range's end on end_line; defaults to the end of that line."`
+
+	Query     string `json:"query,omitempty" jsonschema:"symbols: search the whole workspace for this name (fuzzy, as the server matches). Without file or query, symbols lists the file's symbols."`
+	Kind      string `json:"kind,omitempty" jsonschema:"symbols: keep only this symbol kind (function, method, class, struct, interface, variable, constant, field, type_parameter …); code_actions: keep only actions whose kind starts with this (quickfix, refactor, source.organizeImports)."`
+	Severity  string `json:"severity,omitempty" jsonschema:"diagnostics: lowest severity shown: error, warning (default), info or hint."`
+	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (callers, default) or outgoing (callees); type_hierarchy: supertypes (default) or subtypes."`
+
+	NewName            string `json:"new_name,omitempty" jsonschema:"rename: the new identifier; rename_file: the new path relative to the workspace."`
+	Apply              bool   `json:"apply,omitempty" jsonschema:"rename, rename_file, format, code_actions: write the change (after the user allows it). Without it you get a preview diff and nothing changes."`
+	ActionIndex        int    `json:"index,omitempty" jsonschema:"code_actions with apply: the 1-based number of the action from the list."`
+	IncludeDeclaration *bool  `json:"include_declaration,omitempty" jsonschema:"references: include the declaration itself (default true)."`
+
+	Server string          `json:"server,omitempty" jsonschema:"restart, request: the server name from servers/status (else the server of file)."`
+	Method string          `json:"method,omitempty" jsonschema:"request: raw LSP method, e.g. textDocument/foldingRange."`
+	Params json.RawMessage `json:"params,omitempty" jsonschema:"request: raw LSP params (0-based lines, UTF-16 characters)."`
+
+	Offset int `json:"offset,omitempty" jsonschema:"paging: skip this many results (the note at the end of a cut answer gives the next offset)."`
+	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 100)."`
+}
+
+const toolDescription = `Language-server answers for this workspace: compiler diagnostics, definitions, references, types, symbols, call graphs, and safe refactors.
+
+Use it instead of grep to find where something is defined or used (definition, references, implementation), what a name's type or doc is (hover), what a file declares (symbols), and whether code compiles (diagnostics, after every edit). It understands the language: no false matches in comments or other scopes.
+
+Positions: give file + line (1-based) + symbol, the identifier as written on that line; name#2 means its second occurrence on the line. column (1-based, characters) is a fallback. A symbol alone, without line, is looked up across the workspace.
+
+Results are path:line:col relative to the workspace with the source line. Diagnostics say per server whether they are fresh for the current file content.
+
+rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff.`
+
+func (c *Component) newServer(s *Session) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: c.cfg.Name, Version: "1"}, &mcp.ServerOptions{
+		Logger:       c.log,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	srv.AddReceivingMiddleware(rejectDiscover)
+	mcp.AddTool(srv, &mcp.Tool{Name: "lsp", Description: toolDescription}, func(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, any, error) {
+		res, err := s.call(ctx, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
+		if res.data != nil {
+			if b, err := json.Marshal(res.data); err == nil {
+				out.StructuredContent = json.RawMessage(b)
+			}
+		}
+		return out, nil, nil
+	})
+	return srv
+}
+
+// answer is one tool answer: text for the model, data for
+// structuredContent.
+type answer struct {
+	text string
+	data any
+}
+
+func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
+	switch in.Action {
+	case "diagnostics":
+		return s.diagnostics(ctx, in)
+	case "definition", "type_definition", "implementation", "declaration":
+		return s.locations(ctx, in)
+	case "references":
+		return s.references(ctx, in)
+	case "hover":
+		return s.hover(ctx, in)
+	case "signature_help":
+		return s.signatureHelp(ctx, in)
+	case "symbols":
+		return s.symbols(ctx, in)
+	case "call_hierarchy":
+		return s.callHierarchy(ctx, in)
+	case "type_hierarchy":
+		return s.typeHierarchy(ctx, in)
+	case "code_actions":
+		return s.codeActions(ctx, in)
+	case "capabilities", "servers", "status":
+		return s.servers(ctx, in)
+	case "rename":
+		return s.rename(ctx, in)
+	case "rename_file":
+		return s.renameFile(ctx, in)
+	case "format":
+		return s.format(ctx, in)
+	case "restart":
+		return s.restart(ctx, in)
+	case "request":
+		return s.rawRequest(ctx, in)
+	case "":
+		return nil, errors.New("action is required")
+	}
+	return nil, fmt.Errorf("unknown action %q", in.Action)
+}
+
+// resolve returns the absolute path of a workspace file argument, refusing
+// anything outside the workspace after resolving ".." and symbolic links.
+func (s *Session) resolve(file string) (string, error) {
+	if file == "" {
+		return "", errors.New("file is required")
+	}
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.Root, p)
+	}
+	p = filepath.Clean(p)
+	if err := s.check(p); err != nil {
+		return "", fmt.Errorf("file %q is outside the workspace %s: %w", file, s.Root, err)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err == nil {
+		if err := s.check(real); err != nil {
+			return "", fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
+		}
+		p = real
+	}
+	return p, nil
+}
+
+// target is a resolved position in a file.
+type target struct {
+	path string
+	uri  string
+	doc  *position.Document
+	pos  position.Position
+}
+
+func (s *Session) readDoc(path string) (*position.Document, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", relPath(s.Root, path), err)
+	}
+	return position.NewDocument(b), nil
+}
+
+// position resolves file+line+symbol, file+line+column or a symbol alone.
+func (s *Session) position(ctx context.Context, in Input) (*target, error) {
+	if in.File == "" {
+		if in.Symbol == "" {
+			return nil, errors.New("give file and line with symbol (or column), or a symbol name alone")
+		}
+		return s.findSymbol(ctx, in.Symbol)
+	}
+	path, err := s.resolve(in.File)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := s.readDoc(path)
+	if err != nil {
+		return nil, err
+	}
+	t := &target{path: path, uri: edit.URIFromPath(path), doc: doc}
+	switch {
+	case in.Line > 0 && in.Symbol != "":
+		t.pos, err = doc.FromSymbol(in.Line, in.Symbol, position.UTF16)
+	case in.Line > 0 && in.Column > 0:
+		t.pos, err = doc.FromUser(in.Line, in.Column, position.UTF16)
+	case in.Line > 0:
+		return nil, fmt.Errorf("line %d needs symbol (the name on that line) or column; the line holds: %q", in.Line, doc.Line(in.Line-1))
+	case in.Symbol != "":
+		return s.findSymbol(ctx, in.Symbol)
+	default:
+		return nil, errors.New("give line with symbol (or column)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// findSymbol resolves a bare symbol name through workspace symbols.
+func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) {
+	syms, err := s.workspaceSymbols(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var exact []symbolInfo
+	for _, sym := range syms {
+		if sym.Name == name || strings.HasSuffix(sym.Name, "."+name) {
+			exact = append(exact, sym)
+		}
+	}
+	if len(exact) == 0 {
+		return nil, fmt.Errorf("no symbol named %q in the workspace; give file and line", name)
+	}
+	if len(exact) > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "symbol %q is ambiguous; give file and line of one of:", name)
+		for i, sym := range exact {
+			if i == 20 {
+				fmt.Fprintf(&b, "\n  … %d more", len(exact)-20)
+				break
+			}
+			r := s.newRenderer()
+			fmt.Fprintf(&b, "\n  %s %s %s", r.loc(sym.Location.URI, sym.Location.Range.Start), kindName(sym.Kind), sym.Name)
+		}
+		return nil, errors.New(b.String())
+	}
+	loc := exact[0].Location
+	path, err := edit.PathFromURI(loc.URI)
+	if err != nil {
+		return nil, err
+	}
+	if path, err = s.resolve(path); err != nil {
+		return nil, err
+	}
+	doc, err := s.readDoc(path)
+	if err != nil {
+		return nil, err
+	}
+	return &target{path: path, uri: loc.URI, doc: doc, pos: position.Position(loc.Range.Start)}, nil
+}
+
+func (s *Session) request(ctx context.Context, uri, method string, params any) (json.RawMessage, error) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	return s.c.backend.Request(ctx, uri, method, b)
+}
+
+func textDocPos(t *target) map[string]any {
+	return map[string]any{"textDocument": map[string]string{"uri": t.uri}, "position": t.pos}
+}
+
+var locationMethods = map[string]string{
+	"definition":      "textDocument/definition",
+	"type_definition": "textDocument/typeDefinition",
+	"implementation":  "textDocument/implementation",
+	"declaration":     "textDocument/declaration",
+}
+
+func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.request(ctx, t.uri, locationMethods[in.Action], textDocPos(t))
+	if err != nil {
+		return nil, err
+	}
+	locs, err := parseLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Action, err)
+	}
+	return s.renderLocations(in, strings.ReplaceAll(in.Action, "_", " "), locs, true), nil
+}
+
+func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	incl := in.IncludeDeclaration == nil || *in.IncludeDeclaration
+	p := textDocPos(t)
+	p["context"] = map[string]bool{"includeDeclaration": incl}
+	raw, err := s.request(ctx, t.uri, "textDocument/references", p)
+	if err != nil {
+		return nil, err
+	}
+	locs, err := parseLocations(raw)
+	if err != nil {
+		return nil, fmt.Errorf("references: %w", err)
+	}
+	return s.renderLocations(in, "references", locs, true), nil
+}
+
+func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.request(ctx, t.uri, "textDocument/hover", textDocPos(t))
+	if err != nil {
+		return nil, err
+	}
+	text := hoverText(raw)
+	if text == "" {
+		return &answer{text: "no hover information at " + s.newRenderer().loc(t.uri, lspPosition(t.pos)), data: map[string]any{"hover": nil}}, nil
+	}
+	return &answer{text: s.clip(text), data: map[string]any{"hover": text}}, nil
+}
+
+func (s *Session) signatureHelp(ctx context.Context, in Input) (*answer, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.request(ctx, t.uri, "textDocument/signatureHelp", textDocPos(t))
+	if err != nil {
+		return nil, err
+	}
+	var sh struct {
+		Signatures []struct {
+			Label         string          `json:"label"`
+			Documentation json.RawMessage `json:"documentation"`
+		} `json:"signatures"`
+		ActiveSignature int `json:"activeSignature"`
+		ActiveParameter int `json:"activeParameter"`
+	}
+	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &sh) != nil || len(sh.Signatures) == 0 {
+		return &answer{text: "no signature help here (the position must be inside a call's parentheses)"}, nil
+	}
+	var b strings.Builder
+	for i, sig := range sh.Signatures {
+		mark := " "
+		if i == sh.ActiveSignature {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "%s %s\n", mark, sig.Label)
+		if d := markupText(sig.Documentation); d != "" {
+			b.WriteString(indent(d))
+		}
+	}
+	fmt.Fprintf(&b, "active parameter: %d\n", sh.ActiveParameter+1)
+	return &answer{text: s.clip(b.String()), data: json.RawMessage(raw)}, nil
+}
+
+func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
+	var (
+		infos []lspext.ServerInfo
+		err   error
+	)
+	if in.Action == "status" {
+		infos, err = s.c.backend.Status(ctx)
+	} else {
+		uri := ""
+		if in.File != "" {
+			p, err := s.resolve(in.File)
+			if err != nil {
+				return nil, err
+			}
+			uri = edit.URIFromPath(p)
+		}
+		infos, err = s.c.backend.Servers(ctx, uri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &answer{text: s.clip(renderServers(in.Action, infos)), data: map[string]any{"servers": infos}}, nil
+}
+
+func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
+	if !s.c.cfg.allowed("restart") {
+		return nil, errors.New("restart is turned off in acp-lsp's configuration (allow_mutating)")
+	}
+	uri := ""
+	if in.File != "" {
+		p, err := s.resolve(in.File)
+		if err != nil {
+			return nil, err
+		}
+		uri = edit.URIFromPath(p)
+	}
+	if in.Server == "" && uri == "" {
+		return nil, errors.New("restart needs server (see action=status) or file")
+	}
+	if err := s.c.backend.Restart(ctx, in.Server, uri); err != nil {
+		return nil, err
+	}
+	return &answer{text: "restarted " + cmpOr(in.Server, in.File)}, nil
+}
+
+func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
+	if !s.c.cfg.allowed("request") {
+		return nil, errors.New("raw requests are turned off in acp-lsp's configuration (allow_mutating.request); use the specific actions")
+	}
+	if in.Method == "" {
+		return nil, errors.New("request needs method")
+	}
+	uri := ""
+	if in.File != "" {
+		p, err := s.resolve(in.File)
+		if err != nil {
+			return nil, err
+		}
+		uri = edit.URIFromPath(p)
+	}
+	raw, err := s.c.backend.Request(ctx, uri, in.Method, in.Params)
+	if err != nil {
+		return nil, err
+	}
+	return &answer{text: s.clip(string(raw)), data: map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}}, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func relPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("    " + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+)
+
+// mcpBridgeCmd pumps an agent's stdio MCP connection to the running
+// proxy's private unix socket.
+type mcpBridgeCmd struct {
+	socket string
+}
+
+func (*mcpBridgeCmd) Name() string { return "mcp-bridge" }
+func (*mcpBridgeCmd) Synopsis() string {
+	return "connect an agent's stdio MCP client to the running acp-lsp (used in injected mcpServers entries)"
+}
+func (*mcpBridgeCmd) Usage() string {
+	return `Usage: acp-lsp mcp-bridge --socket PATH
+
+Copies stdin to the unix socket PATH and the socket to stdout, unchanged, until
+either side closes. acp-lsp puts this command in the mcpServers entry it adds
+to an agent's session when the agent gets the lsp tool over stdio; the socket
+lives in a folder only the user can open (0700). You do not run it by hand.
+`
+}
+
+func (c *mcpBridgeCmd) SetFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.socket, "socket", "", "path of the unix socket of the running acp-lsp")
+}
+
+func (c *mcpBridgeCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
+	if len(args) > 0 {
+		return UsageErrorf("unexpected arguments %q", args)
+	}
+	if c.socket == "" {
+		return UsageErrorf("--socket is required")
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", c.socket)
+	if err != nil {
+		return fmt.Errorf("mcp-bridge: connect to acp-lsp (is the proxy still running?): %w", err)
+	}
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	up := make(chan error, 1)
+	go func() {
+		_, err := io.Copy(conn, stdio.In)
+		// Half-close so the server sees end of input and finishes.
+		if uc, ok := conn.(*net.UnixConn); ok {
+			uc.CloseWrite()
+		}
+		up <- err
+	}()
+	_, err = io.Copy(stdio.Out, conn)
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("mcp-bridge: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,294 @@
+// Package lspext defines the `_lsp/*` ACP extension as acp-lsp speaks it: the
+// method names (both the spec-compliant `_lsp/x` spelling and the bare `lsp/x`
+// some peers send), and the wire shapes of params and results.
+//
+// Two families share the prefix. The reference methods (Hover … CodeActions,
+// PublishDiagnostics, DidSave) use the shapes of the original extension:
+// 1-based line and character, snake_case fields. Everything else (Servers,
+// Request, DiagnosticReport, FilesChanged, Status) is LSP-native: 0-based
+// line, character in UTF-16 code units, and raw LSP JSON payloads, so an
+// editor can hand over what its language client already holds without
+// converting. docs/protocol.md is the normative description.
+package lspext
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Method names in their canonical (underscore) spelling.
+const (
+	// Reference methods: agent side → editor, 1-based positions.
+	Hover           = "_lsp/hover"
+	Definition      = "_lsp/definition"
+	References      = "_lsp/references"
+	Diagnostics     = "_lsp/diagnostics"
+	DocumentSymbols = "_lsp/documentSymbols"
+	WorkspaceSymbol = "_lsp/workspaceSymbol"
+	CodeActions     = "_lsp/codeActions"
+
+	// Reference notifications: editor → agent side.
+	PublishDiagnostics = "_lsp/publishDiagnostics"
+	DidSave            = "_lsp/didSave"
+
+	// Raw passthrough (the shape proposed for ACP): agent side → editor.
+	Servers = "_lsp/servers"
+	Request = "_lsp/request"
+
+	// acp-lsp additions.
+	DiagnosticReport = "_lsp/diagnosticReport"
+	Status           = "_lsp/status"
+	Restart          = "_lsp/restart"
+	FilesChanged     = "_lsp/filesChanged" // notification, agent side → upstream
+)
+
+// Canonical returns the underscore spelling of an `_lsp/x` or `lsp/x` method
+// name and whether the name belongs to the extension at all.
+func Canonical(method string) (string, bool) {
+	switch {
+	case strings.HasPrefix(method, "_lsp/"):
+		return method, len(method) > len("_lsp/")
+	case strings.HasPrefix(method, "lsp/"):
+		return "_" + method, len(method) > len("lsp/")
+	}
+	return "", false
+}
+
+// Bare returns the `lsp/x` spelling of an extension method name.
+func Bare(method string) string {
+	return strings.TrimPrefix(method, "_")
+}
+
+// Is reports whether method names want in either spelling.
+func Is(method, want string) bool {
+	c, ok := Canonical(method)
+	return ok && c == want
+}
+
+// Position is a reference-shape position: 1-based line and character.
+type Position struct {
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
+}
+
+// Range is a reference-shape range.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// Location is a reference-shape location.
+type Location struct {
+	URI   string `json:"uri"`
+	Range Range  `json:"range"`
+}
+
+// PositionParams are the params of Hover and Definition.
+type PositionParams struct {
+	URI       string `json:"uri"`
+	Line      uint32 `json:"line"`
+	Character uint32 `json:"character"`
+}
+
+// ReferencesParams are the params of References.
+type ReferencesParams struct {
+	URI                string `json:"uri"`
+	Line               uint32 `json:"line"`
+	Character          uint32 `json:"character"`
+	IncludeDeclaration bool   `json:"include_declaration"`
+}
+
+// URIParams are the params of Diagnostics, DocumentSymbols and DidSave.
+type URIParams struct {
+	URI string `json:"uri"`
+}
+
+// QueryParams are the params of WorkspaceSymbol.
+type QueryParams struct {
+	Query string `json:"query"`
+}
+
+// CodeActionsParams are the params of CodeActions.
+type CodeActionsParams struct {
+	URI         string       `json:"uri"`
+	Range       Range        `json:"range"`
+	Diagnostics []Diagnostic `json:"diagnostics"`
+}
+
+// HoverResult is the result of Hover: markdown text.
+type HoverResult struct {
+	Contents string `json:"contents"`
+	Range    *Range `json:"range,omitempty"`
+}
+
+// Diagnostic is a reference-shape diagnostic. Code is a string on the wire
+// in the reference shape; acp-lsp also accepts a number (LSP allows both).
+type Diagnostic struct {
+	Range    Range           `json:"range"`
+	Severity int             `json:"severity,omitempty"`
+	Code     json.RawMessage `json:"code,omitempty"`
+	Source   string          `json:"source,omitempty"`
+	Message  string          `json:"message"`
+}
+
+// DocumentSymbol is a reference-shape hierarchical symbol.
+type DocumentSymbol struct {
+	Name           string           `json:"name"`
+	Kind           int              `json:"kind"`
+	Range          Range            `json:"range"`
+	SelectionRange Range            `json:"selection_range"`
+	Children       []DocumentSymbol `json:"children,omitempty"`
+}
+
+// SymbolInformation is a reference-shape workspace symbol.
+type SymbolInformation struct {
+	Name     string   `json:"name"`
+	Kind     int      `json:"kind"`
+	Location Location `json:"location"`
+}
+
+// TextEdit is a reference-shape text edit.
+type TextEdit struct {
+	Range   Range  `json:"range"`
+	NewText string `json:"new_text"`
+}
+
+// WorkspaceEdit is a reference-shape workspace edit (changes only).
+type WorkspaceEdit struct {
+	Changes map[string][]TextEdit `json:"changes"`
+}
+
+// CodeAction is a reference-shape code action.
+type CodeAction struct {
+	Title       string         `json:"title"`
+	Kind        string         `json:"kind,omitempty"`
+	IsPreferred bool           `json:"is_preferred,omitempty"`
+	Diagnostics []Diagnostic   `json:"diagnostics,omitempty"`
+	Edit        *WorkspaceEdit `json:"edit,omitempty"`
+}
+
+// PublishDiagnosticsParams are the params of the PublishDiagnostics
+// notification. Diagnostics are raw LSP diagnostics (0-based, UTF-16) when
+// Native is true, as acp-lsp's adapter sends them; reference-shape (1-based)
+// otherwise, as the reference editors send them.
+type PublishDiagnosticsParams struct {
+	URI         string          `json:"uri"`
+	Version     *int32          `json:"version,omitempty"`
+	Diagnostics json.RawMessage `json:"diagnostics"`
+	// Server names the language server that produced them, when known.
+	Server string `json:"server,omitempty"`
+	// Native marks LSP-native positions (0-based).
+	Native bool `json:"native,omitempty"`
+}
+
+// ServerInfo describes one language server in Servers and Status answers.
+type ServerInfo struct {
+	// Name identifies the server ("gopls", "editor:rust-analyzer").
+	Name string `json:"name"`
+	// Source is "editor" or "local".
+	Source string `json:"source"`
+	// Languages are LSP language ids the server handles.
+	Languages []string `json:"languages,omitempty"`
+	// Root is the workspace root the server runs for.
+	Root string `json:"root,omitempty"`
+	// State is "starting", "ready", "indexing", "stopped", "failed" or
+	// "not_installed".
+	State string `json:"state,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	// RSS is the resident memory in bytes, when known.
+	RSS int64 `json:"rss,omitempty"`
+	// LastError is the last failure, with an install hint when the binary
+	// is missing.
+	LastError string `json:"lastError,omitempty"`
+	// Capabilities are the server's raw LSP ServerCapabilities.
+	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+}
+
+// ServersResult is the result of Servers and Status.
+type ServersResult struct {
+	Servers []ServerInfo `json:"servers"`
+}
+
+// ServersParams are the params of Servers and Status: an optional file
+// restricting the answer to the servers that handle it.
+type ServersParams struct {
+	URI string `json:"uri,omitempty"`
+}
+
+// RestartParams name the server to restart: by Server name, or the servers
+// handling URI. The result is null once the server is running again.
+type RestartParams struct {
+	Server string `json:"server,omitempty"`
+	URI    string `json:"uri,omitempty"`
+}
+
+// RequestParams are the params of Request: a raw LSP request for the server
+// handling URI (or, with Server set, that server).
+type RequestParams struct {
+	URI    string          `json:"uri,omitempty"`
+	Server string          `json:"server,omitempty"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Verdict values of a per-server diagnostics answer.
+const (
+	// VerdictFresh: the server answered for the current content.
+	VerdictFresh = "fresh"
+	// VerdictStale: only diagnostics older than the current content exist.
+	VerdictStale = "stale"
+	// VerdictTimeout: the server did not answer within the wait.
+	VerdictTimeout = "timeout"
+	// VerdictIndexing: the server is still loading the workspace.
+	VerdictIndexing = "indexing"
+	// VerdictUnsupported: the server does not produce diagnostics for it.
+	VerdictUnsupported = "unsupported"
+	// VerdictFailed: the server errored or is not running.
+	VerdictFailed = "failed"
+)
+
+// DiagnosticReportParams ask for diagnostics of files (URIs; empty means the
+// whole workspace, where servers support it) waiting at most Wait
+// milliseconds for fresh answers.
+type DiagnosticReportParams struct {
+	URIs []string `json:"uris,omitempty"`
+	Wait int      `json:"wait,omitempty"`
+}
+
+// FileDiagnostics are the diagnostics of one file in a DiagnosticReport.
+type FileDiagnostics struct {
+	URI string `json:"uri"`
+	// Diagnostics are raw LSP diagnostics (0-based, UTF-16).
+	Diagnostics json.RawMessage `json:"diagnostics"`
+	// Server produced them.
+	Server string `json:"server,omitempty"`
+}
+
+// ServerVerdict is one server's freshness verdict in a DiagnosticReport.
+type ServerVerdict struct {
+	Server  string `json:"server"`
+	Verdict string `json:"verdict"`
+	// URIs the verdict covers; empty means every requested file.
+	URIs []string `json:"uris,omitempty"`
+	// Detail explains timeouts and failures.
+	Detail string `json:"detail,omitempty"`
+}
+
+// DiagnosticReportResult is the result of DiagnosticReport.
+type DiagnosticReportResult struct {
+	Files   []FileDiagnostics `json:"files"`
+	Servers []ServerVerdict   `json:"servers"`
+}
+
+// FilesChangedParams tell upstream that files changed on disk (the tool
+// applied an edit), so servers resync before the next request.
+type FilesChangedParams struct {
+	Changes []FileChange `json:"changes"`
+}
+
+// FileChange is one changed file; Type is LSP FileChangeType (1 created, 2
+// changed, 3 deleted).
+type FileChange struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
