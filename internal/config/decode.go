@@ -24,6 +24,7 @@ type Error struct {
 	Message string
 }
 
+// Error formats the problem as "where:line: message".
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.Where, e.Line, e.Message)

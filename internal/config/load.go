@@ -49,6 +49,8 @@ type Source struct {
 	Line int
 }
 
+// String names the source as `acp-lsp config` shows it: "default",
+// "path:line", "env NAME" or "flag -name".
 func (s Source) String() string {
 	switch s.Kind {
 	case SourceDefault:
@@ -430,7 +432,7 @@ func AddFlags(fs *flag.FlagSet) *Flags {
 	}
 	named := []struct{ name, key, usage string }{
 		{"log-level", "log.level", "minimum `level` of log lines on stderr: debug, info, warn, error (log.level)"},
-		{"trace-file", "log.trace_file", "append every JSON-RPC message to `file` (log.trace_file)"},
+		{"trace-file", "log.trace_file", "write every JSON-RPC message to `file` (log.trace_file)"},
 		{"mcp-transport", "mcp.transport", "how agents reach the lsp tool: auto, http or stdio (mcp.transport)"},
 	}
 	for _, n := range named {

@@ -26,6 +26,7 @@ const (
 	Trusted
 )
 
+// String describes the state for people.
 func (s TrustState) String() string {
 	switch s {
 	case Untrusted:
