@@ -171,34 +171,11 @@ func (e *faultEnv) status() ServerStatus {
 	return st[0]
 }
 
+func fileURI(path string) string { return edit.URIFromPath(path) }
+
 func hoverFault(b fakelsp.Behavior) fakelsp.Script {
 	return fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/hover": b}}
 }
-
-// TestFaultCrashMidRequest: the server dies while a request is open. The
-// caller gets ErrServerExited; the next request restarts the server (after
-// the backoff) and the open document is reopened there.
-func TestFaultCrashMidRequest(t *testing.T) {
-	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), nil)
-	if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
-		t.Fatalf("hover on a crashing server: %v, want ErrServerExited", err)
-	}
-	e.setScript(fakelsp.Script{})
-	e.wantHover()
-	if st := e.status(); st.Restarts != 1 || st.State != StateRunning {
-		t.Fatalf("status after restart %+v", st)
-	}
-	e.close()
-	msgs := e.messages()
-	if n := len(fakelsp.Starts(msgs)); n != 2 {
-		t.Fatalf("%d processes started, want 2", n)
-	}
-	if v := fakelsp.Versions(msgs, fileURI(e.file)); len(v) != 2 {
-		t.Fatalf("didOpen/didChange versions %v, want one didOpen per process", v)
-	}
-}
-
-func fileURI(path string) string { return edit.URIFromPath(path) }
 
 // TestFaultNeverAnswers: a request the server never answers times out with
 // ErrTimeout and $/cancelRequest for its id; the next request succeeds on
@@ -263,24 +240,6 @@ func TestFaultContentModified(t *testing.T) {
 	e.close()
 	if n := len(fakelsp.Requests(e.messages(), "textDocument/hover")); n != 4 {
 		t.Fatalf("%d hover requests, want 4 (2 ContentModified, 1 ServerCancelled, 1 answer)", n)
-	}
-}
-
-// TestFaultGarbageOutput: a server that writes garbage to stdout cannot be
-// talked to any more; the request fails clearly, and the next request gets
-// a fresh process.
-func TestFaultGarbageOutput(t *testing.T) {
-	for _, garbage := range []string{fakelsp.GarbageHeader, fakelsp.GarbageBody} {
-		t.Run(strings.Fields(garbage)[0], func(t *testing.T) {
-			e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Garbage: garbage}), func(o *Options) {
-				o.Timeouts.Request = Duration(2 * time.Second)
-			})
-			if _, err := e.hover(); err == nil {
-				t.Fatal("hover answered by garbage succeeded")
-			}
-			e.setScript(fakelsp.Script{})
-			e.wantHover()
-		})
 	}
 }
 
@@ -365,34 +324,11 @@ func TestFaultWedgedByTimeouts(t *testing.T) {
 	}
 }
 
-// TestFaultStopsReading: a server that stops reading its stdin blocks the
-// client's writes; the write timeout kills it as wedged instead of hanging,
-// and the next request works on a new process.
-func TestFaultStopsReading(t *testing.T) {
-	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{StopReading: true}), func(o *Options) {
-		o.Timeouts.Request = Duration(time.Second)
-		o.Timeouts.Write = Duration(500 * time.Millisecond)
-	})
-	if _, err := e.hover(); err == nil {
-		t.Fatal("hover on a server that stopped reading succeeded")
-	}
-	// A change bigger than any pipe buffer: its didChange cannot be written.
-	e.write(fakeText + strings.Repeat("// filler line to fill the pipe\n", 1<<16))
-	if _, err := e.hover(); err == nil {
-		t.Fatal("hover after a 2 MiB change to a server that stopped reading succeeded")
-	}
-	e.setScript(fakelsp.Script{})
-	e.wantHover()
-	if n := len(fakelsp.Starts(e.messages())); n != 2 {
-		t.Fatalf("%d processes, want 2", n)
-	}
-}
-
 // TestFaultIndexing: while the server reports indexing, an empty answer is
 // an IndexingError and diagnostics have the Indexing verdict, never an
 // empty "fresh" list or a plain timeout.
 func TestFaultIndexing(t *testing.T) {
-	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPush, fakelsp.DiagPull} {
+	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPush} {
 		t.Run(string(mode), func(t *testing.T) {
 			e := newFaultEnv(t, fakelsp.Script{Diagnostics: mode,
 				Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, func(o *Options) {
@@ -474,33 +410,5 @@ func TestFaultDiagnosticsVerdicts(t *testing.T) {
 				t.Fatalf("versions sent %v, want increasing didOpen then didChange", v)
 			}
 		})
-	}
-}
-
-// TestFaultCrashLoop: a server that crashes on every request is restarted
-// with backoff up to MaxRestarts, then the circuit opens with a clear
-// error instead of spawning forever.
-func TestFaultCrashLoop(t *testing.T) {
-	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), func(o *Options) {
-		o.MaxRestarts = 2
-		o.RestartWindow = time.Hour
-	})
-	var err error
-	for range 10 {
-		if _, err = e.hover(); errors.Is(err, ErrCircuitOpen) {
-			break
-		}
-		if !errors.Is(err, ErrServerExited) {
-			t.Fatalf("hover: %v", err)
-		}
-	}
-	if !errors.Is(err, ErrCircuitOpen) {
-		t.Fatalf("after 10 crashes: %v, want ErrCircuitOpen", err)
-	}
-	if st := e.status(); st.State != StateBroken || st.LastError == "" {
-		t.Fatalf("status %+v", st)
-	}
-	if n := len(fakelsp.Starts(e.messages())); n != 3 {
-		t.Fatalf("%d processes started, want 3 (MaxRestarts 2 + the first)", n)
 	}
 }

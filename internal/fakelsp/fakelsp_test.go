@@ -283,6 +283,14 @@ func TestRequestFaults(t *testing.T) {
 				t.Fatalf("cancelled %v", got)
 			}
 		}},
+		{"delay once", Behavior{Delay: Duration(time.Minute), Times: 1}, func(t *testing.T, c *testClient, s *Server) {
+			t0 := time.Now()
+			c.reply(c.request("textDocument/hover", hover))
+			c.reply(c.request("textDocument/hover", hover))
+			if d := time.Since(t0); d != time.Minute {
+				t.Fatalf("answered after %v", d)
+			}
+		}},
 		{"never answer, once", Behavior{NeverAnswer: true, Times: 1}, func(t *testing.T, c *testClient, s *Server) {
 			c.request("textDocument/hover", hover)
 			// The second request is answered, proving the first never was.

@@ -136,7 +136,8 @@ type Behavior struct {
 	// the request (it never answers it): the client's writes then block
 	// once the pipe is full.
 	StopReading bool `json:"stopReading,omitempty"`
-	// Times limits the faults above (not Delay) to the first Times requests
+	// Times limits the behaviours above (Delay included; ContentModified
+	// and ServerCancelled count on their own) to the first Times requests
 	// for the method; 0 means every request.
 	Times int `json:"times,omitempty"`
 }

@@ -351,6 +351,9 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 	n := s.counts[m.Method]
 	s.mu.Unlock()
 	faulty := b.Times == 0 || n <= b.Times
+	if !faulty {
+		b.Delay = 0
+	}
 	if faulty {
 		switch {
 		case b.StopReading:
