@@ -208,6 +208,7 @@ func (p *proc) wait(outR io.Closer) {
 	err := p.cmd.Wait()
 	// Children the server started may still hold the group: end them.
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	awaitGroup(p.pid, 5*time.Second)
 	p.conn.Close()
 	<-p.conn.DisconnectNotify()
 	outR.Close()
