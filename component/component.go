@@ -254,7 +254,17 @@ func (c *Component) Close() error {
 	for _, l := range c.sockets {
 		l.Close()
 	}
+	var servers []*mcp.Server
+	for _, s := range c.sessions {
+		servers = append(servers, s.server)
+	}
 	c.mu.Unlock()
+	// HTTP clients that never sent DELETE leave sessions open.
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	}
 	c.wg.Wait()
 	c.fetches.Wait()
 	if c.ownsSock {

@@ -1,0 +1,91 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// TestInspector lists and calls the tool with the real MCP Inspector CLI
+// (--strict) over stdio (the real acp-lsp mcp-bridge subcommand on the
+// private socket) and over streamable HTTP with the bearer token, the entries
+// being exactly what PatchSessionSetup hands an agent.
+func TestInspector(t *testing.T) {
+	exe := opencodetest.BuildACPLSP(t)
+	env := opencodetest.NewEnv(t)
+	fb := newFake()
+	c, err := New(Config{Executable: exe}, fb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	fb.report = &lspext.DiagnosticReportResult{
+		Files:   []lspext.FileDiagnostics{{URI: uri, Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}},"severity":1,"message":"not enough arguments in call to add"}]`)}},
+		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
+	}
+
+	var stdio struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if err := json.Unmarshal(c.Entry(s, TransportStdio), &stdio); err != nil {
+		t.Fatal(err)
+	}
+	var web struct {
+		URL     string `json:"url"`
+		Headers []struct{ Name, Value string }
+	}
+	if err := json.Unmarshal(c.Entry(s, TransportHTTP), &web); err != nil {
+		t.Fatal(err)
+	}
+	servers := map[string][]string{
+		"stdio": append([]string{stdio.Command, "-e", opencodetest.MarkVar + "=" + env.Mark}, stdio.Args...),
+		"http":  {web.URL, "--transport", "http", "--header", web.Headers[0].Name + ": " + web.Headers[0].Value},
+	}
+	for name, server := range servers {
+		out, err := opencodetest.Inspector(ctx, t, env, append(server, "--method", "tools/list", "--strict")...)
+		if err != nil {
+			t.Fatalf("%s: tools/list: %v", name, err)
+		}
+		var list struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(out, &list); err != nil || len(list.Tools) != 1 || list.Tools[0].Name != "lsp" {
+			t.Fatalf("%s: tools/list answered %s (%v)", name, out, err)
+		}
+		for _, field := range []string{"action", "symbol", "new_name", "severity", "offset"} {
+			if !strings.Contains(string(list.Tools[0].InputSchema), `"`+field+`"`) {
+				t.Errorf("%s: input schema lacks %s", name, field)
+			}
+		}
+		out, err = opencodetest.Inspector(ctx, t, env, append(server, "--method", "tools/call", "--tool-name", "lsp", "--tool-arg", "action=diagnostics", "--tool-arg", "file=main.go")...)
+		if err != nil {
+			t.Fatalf("%s: tools/call: %v", name, err)
+		}
+		if !strings.Contains(string(out), `main.go:8:14 error: not enough arguments in call to add`) || !strings.Contains(string(out), "gopls: fresh") {
+			t.Errorf("%s: diagnostics answered %s", name, out)
+		}
+	}
+	env.RequireNoLeftovers(t)
+}
