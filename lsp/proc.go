@@ -509,6 +509,8 @@ func (p *proc) initialize(ctx context.Context) error {
 	}
 	var res struct {
 		Capabilities json.RawMessage `json:"capabilities"`
+		// OffsetEncoding is clangd's answer to offsetEncoding.
+		OffsetEncoding string `json:"offsetEncoding"`
 	}
 	if err := decode(raw, &res); err != nil {
 		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
@@ -516,6 +518,9 @@ func (p *proc) initialize(ctx context.Context) error {
 	p.capsRaw = res.Capabilities
 	if err := decode(res.Capabilities, &p.caps); err != nil {
 		return fmt.Errorf("initialize %s: capabilities: %w", p.srv.cfg.Name, err)
+	}
+	if p.caps.PositionEncoding == "" {
+		p.caps.PositionEncoding = res.OffsetEncoding
 	}
 	if enc, err := position.ParseEncoding(p.caps.PositionEncoding); err == nil {
 		p.enc = enc

@@ -77,13 +77,16 @@ type realCase struct {
 	undefined, fixed        string // the undefined name and its replacement
 	defMarker               string // a line with the definition of greet
 	cjkMarker               string // the non-ASCII line calling greet
+	// encoding the server negotiates: clangd's is UTF-8, so its case
+	// checks the UTF-8 ↔ UTF-16 conversion through a real server.
+	encoding position.Encoding
 }
 
 var realCases = []realCase{
-	{"gopls", "gopls", "go", "main.go", "undefined: undefinedVar", "undefinedVar", `"y"`, "func greet", "日本語"},
-	{"pyright", "pyright-langserver", "python", "main.py", `"undefined_name" is not defined`, "undefined_name", `"y"`, "def greet", "日本語"},
-	{"typescript-language-server", "typescript-language-server", "typescript", "main.ts", "Cannot find name 'undefinedThing'.", "undefinedThing", `"y"`, "function greet", "日本語"},
-	{"clangd", "clangd", "c", "main.c", "Use of undeclared identifier 'undefined_var'", "undefined_var", "0", "static const char", "日本語"},
+	{"gopls", "gopls", "go", "main.go", "undefined: undefinedVar", "undefinedVar", `"y"`, "func greet", "日本語", ""},
+	{"pyright", "pyright-langserver", "python", "main.py", `"undefined_name" is not defined`, "undefined_name", `"y"`, "def greet", "日本語", ""},
+	{"typescript-language-server", "typescript-language-server", "typescript", "main.ts", "Cannot find name 'undefinedThing'.", "undefinedThing", `"y"`, "function greet", "日本語", ""},
+	{"clangd", "clangd", "c", "main.c", "Use of undeclared identifier 'undefined_var'", "undefined_var", "0", "static const char", "日本語", position.UTF8},
 }
 
 func newRealManager(t testing.TB, root string) *Manager {
@@ -232,6 +235,9 @@ func TestRealServers(t *testing.T) {
 			st := m.Servers()
 			if len(st) != 1 || st[0].State != StateRunning || st[0].PID == 0 {
 				t.Fatalf("status %+v", st)
+			}
+			if tc.encoding != "" && st[0].Encoding != tc.encoding {
+				t.Fatalf("negotiated %s, want %s", st[0].Encoding, tc.encoding)
 			}
 			pid := st[0].PID
 			closed = true

@@ -465,8 +465,10 @@ func mustString(s string) string {
 }
 
 // clientCapabilities are what this client really implements.
+// offsetEncoding is clangd's pre-3.17 form of positionEncodings (clangd 14).
 const clientCapabilities = `{
  "general": {"positionEncodings": ["utf-8", "utf-16"]},
+ "offsetEncoding": ["utf-8", "utf-16"],
  "window": {"workDoneProgress": true, "showMessage": {}, "showDocument": {"support": false}},
  "workspace": {
   "applyEdit": true,
