@@ -636,7 +636,10 @@ func (c *Component) InjectPrompt(params json.RawMessage) json.RawMessage {
 	if text == "" {
 		return params
 	}
-	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	block, _ := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", text})
 	out, err := proxy.AppendPath(params, block, "prompt")
 	if err != nil {
 		return params

@@ -1,0 +1,227 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// Stage is the component as a stage of an acp-lsp chain (proxy.Component
+// and proxy.Runner): it patches session setup requests, binds the agent's
+// session ids, injects new diagnostics into prompts, consumes `_lsp/*`
+// notifications coming down, and reaches upstream and asks permissions
+// through its hop. Everything else passes untouched.
+type Stage struct {
+	c *Component
+
+	mu        sync.Mutex
+	hop       *proxy.Hop
+	ready     chan struct{}
+	started   chan struct{}
+	agentHTTP bool
+	// pending are session/new requests passed on, by raw id, awaiting the
+	// agent's session id.
+	pending map[string]*Session
+}
+
+var (
+	_ proxy.Component = (*Stage)(nil)
+	_ proxy.Runner    = (*Stage)(nil)
+)
+
+// NewStage returns a Stage whose Component answers through the chain
+// (Wire over Hop.CallClient/NotifyClient) and asks permission with
+// session/request_permission. cfg.AskPermission, when set, is kept.
+func NewStage(cfg Config) (*Stage, error) {
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]*Session{}}
+	wire := &Wire{
+		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			hop, err := st.waitHop(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return hop.CallClient(ctx, method, params)
+		},
+		Notify: func(ctx context.Context, method string, params json.RawMessage) error {
+			hop, err := st.waitHop(ctx)
+			if err != nil {
+				return err
+			}
+			hop.NotifyClient(method, params)
+			return nil
+		},
+	}
+	if cfg.AskPermission == nil {
+		cfg.AskPermission = st.askPermission
+	}
+	c, err := New(cfg, wire)
+	if err != nil {
+		return nil, err
+	}
+	st.c = c
+	return st, nil
+}
+
+// Component returns the stage's Component.
+func (st *Stage) Component() *Component { return st.c }
+
+// Name implements proxy.Component.
+func (st *Stage) Name() string { return "component" }
+
+// Run implements proxy.Runner: it starts the listeners before any message
+// flows and closes them when the chain stops.
+func (st *Stage) Run(ctx context.Context, hop *proxy.Hop) error {
+	if err := st.c.Start(ctx); err != nil {
+		return err
+	}
+	close(st.started)
+	st.setHop(hop)
+	<-ctx.Done()
+	return st.c.Close()
+}
+
+func (st *Stage) setHop(hop *proxy.Hop) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.hop == nil {
+		st.hop = hop
+		close(st.ready)
+	}
+}
+
+func (st *Stage) waitHop(ctx context.Context) (*proxy.Hop, error) {
+	select {
+	case <-st.ready:
+		return st.hop, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// FromClient implements proxy.Component.
+func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
+	switch {
+	case m.Kind == proxy.KindRequest && SetupMethods[m.Method]:
+		select {
+		case <-st.started:
+		case <-ctx.Done():
+			hop.ToAgent(m)
+			return
+		}
+		st.mu.Lock()
+		agentHTTP := st.agentHTTP
+		st.mu.Unlock()
+		patched, s, err := st.c.PatchSessionSetup(m.Params(), agentHTTP)
+		if err != nil {
+			hop.Logger().Warn("lsp tool not injected", "method", m.Method, "err", err)
+			hop.ToAgent(m)
+			return
+		}
+		out, err := m.WithParams(patched)
+		if err != nil {
+			hop.Logger().Warn("lsp tool not injected", "method", m.Method, "err", err)
+			hop.ToAgent(m)
+			return
+		}
+		if m.Method == "session/new" {
+			st.mu.Lock()
+			st.pending[string(m.ID)] = s
+			st.mu.Unlock()
+		}
+		hop.ToAgent(out)
+	case m.Kind == proxy.KindRequest && m.Method == "session/prompt":
+		params := m.Params()
+		if patched := st.c.InjectPrompt(params); len(patched) != len(params) {
+			if out, err := m.WithParams(patched); err == nil {
+				m = out
+			}
+		}
+		hop.ToAgent(m)
+	case m.Kind == proxy.KindNotification && isCachedNotification(m.Method):
+		// Consumed: the adapter above decides what the agent sees of
+		// the editor's LSP notifications.
+		st.c.HandleNotification(ctx, m.Method, m.Params())
+	default:
+		hop.ToAgent(m)
+	}
+}
+
+func isCachedNotification(method string) bool {
+	return lspext.Is(method, lspext.PublishDiagnostics) || lspext.Is(method, lspext.DidSave)
+}
+
+// FromAgent implements proxy.Component.
+func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
+	switch {
+	case m.Kind == proxy.KindResponse && m.Method == "initialize":
+		if raw, ok := proxy.GetPath(m.Result(), "agentCapabilities", "mcpCapabilities", "http"); ok {
+			st.mu.Lock()
+			st.agentHTTP = string(raw) == "true"
+			st.mu.Unlock()
+		}
+	case m.Kind == proxy.KindResponse && m.Method == "session/new":
+		st.mu.Lock()
+		s := st.pending[string(m.ID)]
+		delete(st.pending, string(m.ID))
+		st.mu.Unlock()
+		if raw, ok := proxy.GetPath(m.Result(), "sessionId"); ok && s != nil {
+			var id string
+			if json.Unmarshal(raw, &id) == nil {
+				st.c.Bind(s, id)
+			}
+		}
+	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
+		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {
+			var p string
+			if json.Unmarshal(raw, &p) == nil {
+				st.c.MarkWritten(p)
+			}
+		}
+	}
+	hop.ToClient(m)
+}
+
+// askPermission sends session/request_permission to the editor with the
+// diff as the tool call's content.
+func (st *Stage) askPermission(ctx context.Context, sessionID, title, diff string) (bool, error) {
+	if sessionID == "" {
+		return false, fmt.Errorf("no ACP session is bound to this MCP server yet")
+	}
+	hop, err := st.waitHop(ctx)
+	if err != nil {
+		return false, err
+	}
+	params := map[string]any{
+		"sessionId": sessionID,
+		"toolCall": map[string]any{
+			"toolCallId": "acp-lsp-" + newToken()[:12],
+			"title":      title,
+			"kind":       "edit",
+			"status":     "pending",
+			"content":    []any{map[string]any{"type": "content", "content": map[string]any{"type": "text", "text": diff}}},
+		},
+		"options": []map[string]string{
+			{"optionId": "allow", "name": "Apply", "kind": "allow_once"},
+			{"optionId": "reject", "name": "Reject", "kind": "reject_once"},
+		},
+	}
+	b, _ := json.Marshal(params)
+	raw, err := hop.CallClient(ctx, "session/request_permission", b)
+	if err != nil {
+		return false, err
+	}
+	var res struct {
+		Outcome struct {
+			Outcome  string `json:"outcome"`
+			OptionID string `json:"optionId"`
+		} `json:"outcome"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return false, fmt.Errorf("request_permission: malformed answer: %w", err)
+	}
+	return res.Outcome.Outcome == "selected" && res.Outcome.OptionID == "allow", nil
+}

@@ -1,0 +1,169 @@
+package component
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// end is one side of a test chain: lines written to it go into the chain,
+// lines the chain writes come out of recv.
+type end struct {
+	w io.WriteCloser
+	r *bufio.Reader
+}
+
+func (e *end) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(e.w, line+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *end) recv(t *testing.T) map[string]json.RawMessage {
+	t.Helper()
+	line, err := e.r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return m
+}
+
+func pipeEnd() (*end, *proxy.Stream) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	return &end{w: inW, r: bufio.NewReader(outR)}, proxy.NewStream(inR, outW, proxy.StreamOptions{})
+}
+
+// TestStageChain runs the Stage in a real proxy chain between a scripted
+// editor and a scripted agent: the setup request gets the HTTP entry, the
+// agent's session id is bound, editor notifications feed the cache, a tool
+// call goes upstream as _lsp/request, and an applied rename asks the editor
+// with session/request_permission before writing.
+func TestStageChain(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, "main.go")
+	os.WriteFile(path, []byte(mainGo), 0o644)
+	st, err := NewStage(Config{Executable: "/bin/acp-lsp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor, cep := pipeEnd()
+	agent, aep := pipeEnd()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		editor.w.Close()
+		agent.w.Close()
+		<-done
+		cep.Close()
+		aep.Close()
+	}()
+
+	editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	agent.recv(t)
+	agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	editor.recv(t)
+	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
+	m := agent.recv(t)
+	var params struct {
+		MCPServers []struct {
+			Type, URL string
+			Headers   []struct{ Name, Value string }
+		} `json:"mcpServers"`
+	}
+	json.Unmarshal(m["params"], &params)
+	if len(params.MCPServers) != 1 || params.MCPServers[0].Type != "http" {
+		t.Fatalf("session/new reached the agent as %s", m["params"])
+	}
+	agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
+	editor.recv(t)
+	if st.Component().SessionByACP("S1") == nil {
+		t.Fatal("session id not bound")
+	}
+	uri := edit.URIFromPath(path)
+	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","method":"lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":1,"character":1},"end":{"line":1,"character":2}},"severity":1,"message":"pushed"}]}}`, uri))
+
+	// The agent calls the tool over HTTP, as a real agent would.
+	e := params.MCPServers[0]
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	hc := &headerClient{name: e.Headers[0].Name, value: e.Headers[0].Value}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.URL, HTTPClient: hc.client()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	type result struct {
+		text  string
+		isErr bool
+	}
+	call := func(args map[string]any) chan result {
+		ch := make(chan result, 1)
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lsp", Arguments: args})
+			if err != nil {
+				ch <- result{err.Error(), true}
+				return
+			}
+			ch <- result{res.Content[0].(*mcp.TextContent).Text, res.IsError}
+		}()
+		return ch
+	}
+	hover := call(map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"})
+	m = editor.recv(t)
+	var req lspext.RequestParams
+	json.Unmarshal(m["params"], &req)
+	if string(m["method"]) != `"_lsp/request"` || req.Method != "textDocument/hover" || req.URI != uri {
+		t.Fatalf("editor got %s %s", m["method"], m["params"])
+	}
+	editor.send(t, `{"jsonrpc":"2.0","id":`+string(m["id"])+`,"result":{"contents":"func add(a, b int) int"}}`)
+	if r := <-hover; r.isErr || r.text != "func add(a, b int) int" {
+		t.Errorf("hover: %+v", r)
+	}
+
+	rename := call(map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
+	m = editor.recv(t) // _lsp/request textDocument/rename
+	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"changes":{%q:[{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"newText":"sum"}]}}}`, m["id"], uri))
+	m = editor.recv(t)
+	if string(m["method"]) != `"session/request_permission"` || !strings.Contains(string(m["params"]), `"sessionId":"S1"`) || !strings.Contains(string(m["params"]), `+func sum`) {
+		t.Fatalf("editor got %s %s", m["method"], m["params"])
+	}
+	editor.send(t, `{"jsonrpc":"2.0","id":`+string(m["id"])+`,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`)
+	m = editor.recv(t)
+	if string(m["method"]) != `"_lsp/filesChanged"` {
+		t.Errorf("after apply editor got %s", m["method"])
+	}
+	if r := <-rename; r.isErr {
+		t.Errorf("rename: %+v", r)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "func sum(") {
+		t.Errorf("file not renamed:\n%s", b)
+	}
+	// The applied edit touched main.go; its cached errors reach the next
+	// prompt once.
+	editor.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)
+	m = agent.recv(t)
+	if !strings.Contains(string(m["params"]), `main.go:1:1: error: pushed`) {
+		t.Errorf("prompt reached the agent as %s", m["params"])
+	}
+}
