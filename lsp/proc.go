@@ -213,7 +213,8 @@ func (p *proc) wait(outR io.Closer) {
 	<-p.conn.DisconnectNotify()
 	outR.Close()
 	p.exitErr = err
-	close(p.done)
+	// Record the crash before done is closed, so whoever waits on done
+	// sees the server's new state.
 	if !p.closing.Load() {
 		msg := fmt.Sprintf("server %s exited unexpectedly: %v", p.srv.cfg.Name, err)
 		if tail := p.stderr.String(); tail != "" {
@@ -222,6 +223,7 @@ func (p *proc) wait(outR io.Closer) {
 		p.log.Warn(msg)
 		p.srv.crashed(p, errors.New(msg))
 	}
+	close(p.done)
 }
 
 func lastLine(s string) string {
