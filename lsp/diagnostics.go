@@ -76,6 +76,8 @@ type DiagnosticsEvent struct {
 	Path        string          `json:"path"`
 	Version     int32           `json:"version,omitempty"`
 	Diagnostics json.RawMessage `json:"diagnostics"`
+	// Received is when the notification was read from the server.
+	Received time.Time `json:"received"`
 }
 
 // DecodeDiagnostics decodes a Diagnostics array into protocol types.
@@ -161,6 +163,7 @@ func (s *diagStore) get(uri string) (diagEntry, bool, <-chan struct{}, bool) {
 }
 
 func (p *proc) publishDiagnostics(params json.RawMessage) {
+	received := time.Now()
 	var m struct {
 		URI         string          `json:"uri"`
 		Version     *int32          `json:"version"`
@@ -191,7 +194,7 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	// returns.
 	path, _ := edit.PathFromURI(m.URI)
 	p.srv.mgr.broadcast(DiagnosticsEvent{
-		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags,
+		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags, Received: received,
 	})
 	p.diags.publish(m.URI, v, m.Version != nil, diags)
 }
