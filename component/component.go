@@ -471,6 +471,11 @@ func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (j
 // AppendMCPServer appends entry to params.mcpServers, keeping every other
 // byte of params.
 func AppendMCPServer(params, entry json.RawMessage) (json.RawMessage, error) {
+	// proxy.AppendPath scans only as deep as the path; trailing bytes
+	// after the object would survive into the patched message.
+	if !json.Valid(params) {
+		return nil, errors.New("component: patch mcpServers: params are not valid JSON")
+	}
 	out, err := proxy.AppendPath(params, entry, "mcpServers")
 	if err != nil {
 		return nil, fmt.Errorf("component: patch mcpServers: %w", err)
