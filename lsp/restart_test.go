@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -64,5 +65,85 @@ func TestMissingServer(t *testing.T) {
 	rep, _ := m.Diagnostics(context.Background(), []string{filepath.Join(root, "README")}, DiagnosticsOptions{})
 	if rep.Files[0].Verdict != Unsupported {
 		t.Fatalf("verdict %+v", rep.Files[0])
+	}
+}
+
+// TestRealIdleTeardown: an unused gopls is shut down after the idle
+// timeout, leaves no process, and the next request starts it again.
+func TestRealIdleTeardown(t *testing.T) {
+	peers.Require(t, "gopls")
+	root := copyDir(t, filepath.Join("testdata", "go"))
+	file := filepath.Join(root, "main.go")
+	m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), Timeouts: Timeouts{Idle: Duration(200 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pos := at(t, file, "日本語", "greet", -1)
+	if _, err := m.Hover(ctx, file, pos); err != nil {
+		t.Fatal(err)
+	}
+	_, s, _ := m.resolve(file)
+	s.mu.Lock()
+	p := s.cur
+	s.mu.Unlock()
+	<-p.done // the idle timer shuts it down
+	if st := m.Servers(); st[0].State != StateStopped {
+		t.Fatalf("state after idle: %s", st[0].State)
+	}
+	if left := groupMembers(p.pid); len(left) > 0 {
+		t.Fatalf("left: %v", left)
+	}
+	if _, err := m.Hover(ctx, file, pos); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.Servers(); st[0].State != StateRunning || st[0].Restarts != 0 {
+		t.Fatalf("after reuse: %s %d", st[0].State, st[0].Restarts)
+	}
+}
+
+// TestRealFileEvents: an external edit reported with FileChanged, a save
+// and a rename reach gopls, and diagnostics follow the new content.
+func TestRealFileEvents(t *testing.T) {
+	peers.Require(t, "gopls")
+	root := copyDir(t, filepath.Join("testdata", "go"))
+	file := filepath.Join(root, "main.go")
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(b), "undefinedVar", "otherUndefined", 1)), 0o644)
+	if err := m.FileChanged(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.FileSaved(ctx, file); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ := m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{})
+	if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
+		t.Fatalf("after change: %s %s", fd.Verdict, fd.Diagnostics)
+	}
+	moved := filepath.Join(root, "moved.go")
+	if _, err := m.WillRenameFile(ctx, file, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(file, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.FileRenamed(ctx, file, moved); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ = m.Diagnostics(ctx, []string{moved}, DiagnosticsOptions{})
+	if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
+		t.Fatalf("after rename: %s %s", fd.Verdict, fd.Diagnostics)
+	}
+	if st := m.Servers(); st[0].OpenDocuments != 1 {
+		t.Fatalf("open documents after rename: %d", st[0].OpenDocuments)
 	}
 }
