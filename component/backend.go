@@ -106,6 +106,9 @@ func (w *Wire) FilesChanged(ctx context.Context, changes []lspext.FileChange) er
 	if w.Notify == nil {
 		return errors.New("files changed: no upstream notify function")
 	}
+	if changes == nil {
+		changes = []lspext.FileChange{}
+	}
 	b, err := json.Marshal(lspext.FilesChangedParams{Changes: changes})
 	if err != nil {
 		return fmt.Errorf("files changed: %w", err)

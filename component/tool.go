@@ -39,9 +39,9 @@ type Input struct {
 	ActionIndex        int    `json:"index,omitempty" jsonschema:"code_actions with apply: the 1-based number of the action from the list."`
 	IncludeDeclaration *bool  `json:"include_declaration,omitempty" jsonschema:"references: include the declaration itself (default true)."`
 
-	Server string          `json:"server,omitempty" jsonschema:"restart, request: the server name from servers/status (else the server of file)."`
-	Method string          `json:"method,omitempty" jsonschema:"request: raw LSP method, e.g. textDocument/foldingRange."`
-	Params json.RawMessage `json:"params,omitempty" jsonschema:"request: raw LSP params (0-based lines, UTF-16 characters)."`
+	Server string `json:"server,omitempty" jsonschema:"restart, request: the server name from servers/status (else the server of file)."`
+	Method string `json:"method,omitempty" jsonschema:"request: raw LSP method, e.g. textDocument/foldingRange."`
+	Params any    `json:"params,omitempty" jsonschema:"request: raw LSP params as a JSON object (or a string holding one); 0-based lines, UTF-16 characters."`
 
 	Offset int `json:"offset,omitempty" jsonschema:"paging: skip this many results (the note at the end of a cut answer gives the next offset)."`
 	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 100)."`
@@ -407,11 +407,34 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 		}
 		uri = edit.URIFromPath(p)
 	}
-	raw, err := s.c.backend.Request(ctx, uri, in.Method, in.Params)
+	params, err := rawParams(in.Params)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.c.backend.Request(ctx, uri, in.Method, params)
 	if err != nil {
 		return nil, err
 	}
 	return &answer{text: s.clip(string(raw)), data: map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}}, nil
+}
+
+// rawParams accepts params as JSON or as a string holding JSON (clients
+// that pass every argument as a string).
+func rawParams(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if str, ok := v.(string); ok {
+		if !json.Valid([]byte(str)) {
+			return nil, fmt.Errorf("params is not JSON: %q", str)
+		}
+		return json.RawMessage(str), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	return b, nil
 }
 
 func cmpOr(a, b string) string {

@@ -1,0 +1,145 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+func TestFormatRenameFileCodeAction(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	path := filepath.Join(s.Root, "main.go")
+	uri := edit.URIFromPath(path)
+
+	// format: preview, then apply.
+	fb.set("textDocument/formatting", `[{"range":{"start":{"line":4,"character":24},"end":{"line":4,"character":25}},"newText":"\n\t"}]`)
+	text, isErr := callTool(t, cs, map[string]any{"action": "format", "file": "main.go"})
+	if isErr || !strings.Contains(text, "preview") {
+		t.Errorf("format preview: %s", text)
+	}
+	if b, _ := os.ReadFile(path); string(b) != mainGo {
+		t.Fatal("preview wrote")
+	}
+	text, isErr = callTool(t, cs, map[string]any{"action": "format", "file": "main.go", "apply": true})
+	if b, _ := os.ReadFile(path); isErr || !strings.Contains(string(b), "int {\n\treturn a + b }") {
+		t.Errorf("format apply: %s\n%s", text, b)
+	}
+
+	// rename_file: the server's edit plus the move, then didRenameFiles.
+	os.WriteFile(filepath.Join(s.Root, "util.go"), []byte("package main\n"), 0o644)
+	fb.set("workspace/willRenameFiles", fmt.Sprintf(`{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":"// moved\n"}]}}`, uri))
+	fb.set("workspace/didRenameFiles", `null`)
+	text, isErr = callTool(t, cs, map[string]any{"action": "rename_file", "file": "util.go", "new_name": "pkg/helpers.go", "apply": true})
+	if isErr {
+		t.Fatalf("rename_file: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(s.Root, "pkg", "helpers.go")); err != nil {
+		t.Errorf("file not moved: %v", err)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), "// moved\n") {
+		t.Errorf("willRenameFiles edit not applied:\n%s", b)
+	}
+	if last := fb.requests[len(fb.requests)-1]; !strings.HasPrefix(last, "workspace/didRenameFiles ") {
+		t.Errorf("last request %s", last)
+	}
+	// A failing willRenameFiles stops the move.
+	delete(fb.results, "workspace/willRenameFiles")
+	text, isErr = callTool(t, cs, map[string]any{"action": "rename_file", "file": "pkg/helpers.go", "new_name": "x.go", "apply": true})
+	if !isErr || !strings.Contains(text, "nothing changed") {
+		t.Errorf("rename_file with failing server: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(s.Root, "pkg", "helpers.go")); err != nil {
+		t.Errorf("moved despite failure: %v", err)
+	}
+
+	// code_actions apply: resolve, edit, command.
+	fb.set("textDocument/codeAction", `[{"title":"Add comment","kind":"refactor.rewrite","data":{"id":7}}]`)
+	fb.set("codeAction/resolve", fmt.Sprintf(`{"title":"Add comment","kind":"refactor.rewrite","edit":{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":"// hello\n"}]}},"command":{"title":"t","command":"gopls.tidy","arguments":[]}}`, uri))
+	fb.set("workspace/executeCommand", `null`)
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1, "apply": true, "index": 1})
+	if isErr {
+		t.Fatalf("code action apply: %s", text)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasPrefix(string(b), "// hello\n") {
+		t.Errorf("code action edit not applied:\n%s", b)
+	}
+	var sawResolve, sawCommand bool
+	for _, r := range fb.requests {
+		sawResolve = sawResolve || strings.HasPrefix(r, "codeAction/resolve ")
+		sawCommand = sawCommand || strings.HasPrefix(r, `workspace/executeCommand {"title":"t","command":"gopls.tidy"`)
+	}
+	if !sawResolve || !sawCommand {
+		t.Errorf("resolve %v, command %v: %q", sawResolve, sawCommand, fb.requests)
+	}
+}
+
+func TestMutatingGates(t *testing.T) {
+	_, _, fb, cs := setup(t, Config{AllowMutating: map[string]bool{"rename": false, "request": true}})
+	fb.set("textDocument/rename", `{"changes":{}}`)
+	text, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "x", "apply": true})
+	if !isErr || !strings.Contains(text, "turned off") {
+		t.Errorf("gated rename: %s", text)
+	}
+	fb.set("textDocument/foldingRange", `[{"startLine":6,"endLine":8}]`)
+	text, isErr = callTool(t, cs, map[string]any{"action": "request", "file": "main.go", "method": "textDocument/foldingRange", "params": map[string]any{"textDocument": map[string]string{"uri": "x"}}})
+	if isErr || !strings.Contains(text, `"startLine":6`) {
+		t.Errorf("allowed raw request: %s", text)
+	}
+}
+
+func TestWire(t *testing.T) {
+	var sent []string
+	w := &Wire{
+		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			sent = append(sent, method+" "+string(params))
+			switch method {
+			case "_lsp/diagnosticReport":
+				return json.RawMessage(`{"files":[],"servers":[{"server":"gopls","verdict":"fresh"}]}`), nil
+			case "_lsp/servers", "_lsp/status":
+				return json.RawMessage(`{"servers":[{"name":"gopls","source":"local"}]}`), nil
+			case "_lsp/request":
+				return json.RawMessage(`[1]`), nil
+			}
+			return nil, fmt.Errorf("no %s", method)
+		},
+		Notify: func(ctx context.Context, method string, params json.RawMessage) error {
+			sent = append(sent, method+" "+string(params))
+			return nil
+		},
+	}
+	ctx := context.Background()
+	if r, err := w.Request(ctx, "file:///a", "textDocument/hover", json.RawMessage(`{"x":1}`)); err != nil || string(r) != "[1]" {
+		t.Errorf("Request: %s %v", r, err)
+	}
+	if rep, err := w.DiagnosticReport(ctx, []string{"file:///a"}, 1500*1e6); err != nil || rep.Servers[0].Verdict != "fresh" {
+		t.Errorf("DiagnosticReport: %+v %v", rep, err)
+	}
+	if s, err := w.Status(ctx); err != nil || s[0].Name != "gopls" {
+		t.Errorf("Status: %+v %v", s, err)
+	}
+	if err := w.Restart(ctx, "gopls", ""); err == nil {
+		t.Error("Restart: error from upstream lost")
+	}
+	w.FilesChanged(ctx, nil)
+	want := []string{
+		`_lsp/request {"uri":"file:///a","method":"textDocument/hover","params":{"x":1}}`,
+		`_lsp/diagnosticReport {"uris":["file:///a"],"wait":1500}`,
+		`_lsp/status {}`,
+		`_lsp/restart {"server":"gopls"}`,
+		`_lsp/filesChanged {"changes":[]}`,
+	}
+	if strings.Join(sent, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sent:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := (&Wire{Call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage("null"), nil
+	}}).Status(ctx); err == nil {
+		t.Error("null status accepted")
+	}
+}
