@@ -53,6 +53,7 @@ type MissingServerError struct {
 	Server, Command, InstallHint string
 }
 
+// Error names the program and how to install it.
 func (e *MissingServerError) Error() string {
 	return fmt.Sprintf("language server %s: program %q not found on PATH; install it with: %s", e.Server, e.Command, e.InstallHint)
 }
@@ -65,6 +66,7 @@ type IndexingError struct {
 	Work []string
 }
 
+// Error says the server is loading and what it is doing.
 func (e *IndexingError) Error() string {
 	return fmt.Sprintf("language server %s is still indexing (%s); try again shortly", e.Server, strings.Join(e.Work, ", "))
 }
@@ -77,6 +79,7 @@ type ResponseError struct {
 	Data    json.RawMessage
 }
 
+// Error shows the method, code and message.
 func (e *ResponseError) Error() string {
 	return fmt.Sprintf("%s: server error %d: %s", e.Method, e.Code, e.Message)
 }
