@@ -59,6 +59,13 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, s, fb, connect(t, s)
+}
+
+// connect returns an in-memory MCP client session on s's server.
+func connect(t *testing.T, s *Session) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.server.Connect(ctx, st, nil)
 	if err != nil {
@@ -71,7 +78,7 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return c, s, fb, cs
+	return cs
 }
 
 func callTool(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
