@@ -412,3 +412,86 @@ func TestFaultDiagnosticsVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultServerRequests: the client answers the server's own requests
+// (configuration from Settings, progress creation, capability
+// registration, an applied workspace edit) before the server answers
+// anything else; the answers are checked as the server received them.
+func TestFaultServerRequests(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, func(o *Options) {
+		o.Servers[0].Settings = map[string]json.RawMessage{"fake": json.RawMessage(`{"x":1}`)}
+	})
+	other := filepath.Join(e.root, "b.fk")
+	if err := os.WriteFile(other, []byte("package fake\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	applyEdit, _ := json.Marshal(map[string]any{"label": "fake", "edit": map[string]any{"changes": map[string]any{
+		fileURI(other): []any{map[string]any{
+			"range":   map[string]any{"start": map[string]int{"line": 1, "character": 0}, "end": map[string]int{"line": 1, "character": 0}},
+			"newText": "func Applied() {}\n",
+		}},
+	}}})
+	e.setScript(fakelsp.Script{ClientRequests: []fakelsp.ClientRequest{
+		{Method: "workspace/configuration", Params: json.RawMessage(`{"items":[{"section":"fake"},{"section":"other"}]}`)},
+		{Method: "window/workDoneProgress/create", Params: json.RawMessage(`{"token":"t1"}`)},
+		{Method: "client/registerCapability", Params: json.RawMessage(`{"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"}]}}]}`)},
+		{Method: "workspace/applyEdit", Params: applyEdit},
+	}})
+	e.wantHover() // answered only after all four were
+	got, err := os.ReadFile(other)
+	if err != nil || string(got) != "package fake\nfunc Applied() {}\n" {
+		t.Fatalf("b.fk after workspace/applyEdit: %q, %v", got, err)
+	}
+	if regs := e.status().Registrations; len(regs) != 1 || regs[0].ID != "w1" {
+		t.Fatalf("registrations %+v", regs)
+	}
+	e.close()
+	resp := fakelsp.Responses(e.messages())
+	want := []string{`[{"x":1},null]`, `null`, `null`, `{"applied":true}`}
+	if len(resp) != len(want) {
+		t.Fatalf("responses %+v", resp)
+	}
+	for i, r := range resp {
+		if r.Error != nil || string(r.Result) != want[i] {
+			t.Errorf("answer %d: result %s error %s, want %s", i, r.Result, r.Error, want[i])
+		}
+	}
+}
+
+// TestFaultDocumentLimit: beyond MaxOpenDocuments the least recently used
+// document is closed on the server, and reopened (a new didOpen) when used
+// again.
+func TestFaultDocumentLimit(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, func(o *Options) { o.MaxOpenDocuments = 1 })
+	other := filepath.Join(e.root, "b.fk")
+	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	if _, err := e.m.Hover(t.Context(), other, Position{Line: 0, Character: 6}); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	e.close()
+	var got []string
+	for _, m := range e.messages() {
+		if strings.HasPrefix(m.Method, "textDocument/did") {
+			got = append(got, strings.TrimPrefix(m.Method, "textDocument/")+" "+filepath.Base(docURIOf(m.Params)))
+		}
+	}
+	// The new document opens first, then the least recently used closes.
+	want := []string{"didOpen a.fk", "didOpen b.fk", "didClose a.fk", "didOpen a.fk", "didClose b.fk"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("document traffic %q, want %q", got, want)
+	}
+}
+
+func docURIOf(params json.RawMessage) string {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.TextDocument.URI
+}

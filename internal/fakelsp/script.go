@@ -38,7 +38,10 @@ type Script struct {
 
 	// ClientRequests are server→client requests the server sends once the
 	// client says initialized, in order, each after the previous answer.
-	// Their answers are recorded (Message.Kind "response").
+	// Their answers are recorded (Message.Kind "response"). Client
+	// requests other than initialize and shutdown are answered only after
+	// all of them were answered, so a client that got an answer has
+	// answered them.
 	ClientRequests []ClientRequest `json:"clientRequests,omitempty"`
 
 	// Indexing, when set, makes the server report work-done progress
@@ -75,8 +78,8 @@ const (
 	// registers textDocument/diagnostic with client/registerCapability and
 	// answers pulls once the client accepted. It never pushes. Requests
 	// other than initialize and shutdown are answered only after the
-	// client answered the registration, so a client that answers a request
-	// has seen it.
+	// client answered the registration (and any ClientRequests), so a
+	// client that got an answer has seen it.
 	DiagDynamic DiagnosticsMode = "dynamic"
 	// DiagNone offers no diagnostics at all.
 	DiagNone DiagnosticsMode = "none"

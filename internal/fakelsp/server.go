@@ -66,7 +66,7 @@ type Server struct {
 	answers  map[string]chan Message  // server→client requests by id
 	nextID   int
 
-	registered      chan struct{} // closed when the client answered the registration
+	ready           chan struct{} // closed when the client answered the registration and ClientRequests
 	endIndexing     chan struct{}
 	endIndexingOnce sync.Once
 
@@ -87,7 +87,7 @@ func New(script Script, record io.Writer) *Server {
 		cancels:     map[string]chan struct{}{},
 		answers:     map[string]chan Message{},
 		endIndexing: make(chan struct{}),
-		registered:  make(chan struct{}),
+		ready:       make(chan struct{}),
 	}
 }
 
@@ -323,17 +323,17 @@ func (s *Server) handle(ctx context.Context, wg *sync.WaitGroup, body []byte) er
 }
 
 func (s *Server) request(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
-	if s.script.Diagnostics == DiagDynamic && m.Method != "initialize" && m.Method != "shutdown" {
+	if s.holds() && m.Method != "initialize" && m.Method != "shutdown" {
 		select {
-		case <-s.registered:
+		case <-s.ready:
 		default:
-			// Held until the client answered the registration. Faults
-			// that end the read loop cannot fire from here.
+			// Held until the client answered the server's own requests.
+			// Faults that end the read loop cannot fire from here.
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				select {
-				case <-s.registered:
+				case <-s.ready:
 					s.respond(ctx, wg, m)
 				case <-ctx.Done():
 				}
@@ -342,6 +342,12 @@ func (s *Server) request(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		}
 	}
 	return s.respond(ctx, wg, m)
+}
+
+// holds reports whether requests wait for the server→client requests sent
+// after initialized to be answered.
+func (s *Server) holds() bool {
+	return s.script.Diagnostics == DiagDynamic || len(s.script.ClientRequests) > 0
 }
 
 func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
@@ -532,23 +538,12 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		}
 		return errExit
 	case "initialized":
+		var registered chan Message
 		if s.script.Diagnostics == DiagDynamic {
-			ch, err := s.send("client/registerCapability", registration)
-			if err != nil {
+			var err error
+			if registered, err = s.send("client/registerCapability", registration); err != nil {
 				return err
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				select {
-				case ans := <-ch:
-					s.mu.Lock()
-					s.pullOK = ans.Error == nil
-					s.mu.Unlock()
-					close(s.registered)
-				case <-ctx.Done():
-				}
-			}()
 		}
 		var created chan Message
 		if ix := s.script.Indexing; ix != nil && ix.Eager {
@@ -560,7 +555,7 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.afterInitialized(ctx, created)
+			s.afterInitialized(ctx, registered, created)
 		}()
 	case "$/cancelRequest":
 		var p struct {
@@ -657,7 +652,17 @@ var registration = map[string]any{
 
 // afterInitialized runs the server→client traffic a real server starts
 // once initialized: indexing progress, scripted requests.
-func (s *Server) afterInitialized(ctx context.Context, created chan Message) {
+func (s *Server) afterInitialized(ctx context.Context, registered, created chan Message) {
+	if registered != nil {
+		select {
+		case ans := <-registered:
+			s.mu.Lock()
+			s.pullOK = ans.Error == nil
+			s.mu.Unlock()
+		case <-ctx.Done():
+			return
+		}
+	}
 	var indexEnd <-chan time.Time
 	if ix := s.script.Indexing; ix != nil {
 		if created == nil {
@@ -685,6 +690,7 @@ func (s *Server) afterInitialized(ctx context.Context, created chan Message) {
 			return
 		}
 	}
+	close(s.ready)
 	if s.script.Indexing == nil {
 		return
 	}
