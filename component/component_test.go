@@ -63,7 +63,7 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 }
 
 // connect returns an in-memory MCP client session on s's server.
-func connect(t *testing.T, s *Session) *mcp.ClientSession {
+func connect(t testing.TB, s *Session) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -108,7 +108,7 @@ func TestToolGolden(t *testing.T) {
 	fb.set("textDocument/references", "["+loc(4, 5)+","+loc(7, 13)+","+loc(7, 25)+"]")
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
 	fb.set("textDocument/documentSymbol", `[{"name":"add","kind":12,"detail":"func(a, b int) int","range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}},{"name":"main","kind":12,"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}},"selectionRange":{"start":{"line":6,"character":5},"end":{"line":6,"character":9}}}]`)
-	fb.set("workspace/symbol", `[{"name":"add","kind":12,"location":`+loc(4, 5)+`},{"name":"Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/fmt/print.go","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}}]`)
+	fb.set("workspace/symbol", `[{"name":"add","kind":12,"location":`+loc(4, 5)+`},{"name":"Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/fmt/print.go","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}},{"name":"log.Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/log/log.go","range":{"start":{"line":9,"character":5},"end":{"line":9,"character":12}}}}]`)
 	fb.set("textDocument/prepareCallHierarchy", `[{"name":"add","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`)
 	fb.set("callHierarchy/incomingCalls", `[{"from":{"name":"main","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}},"selectionRange":{"start":{"line":6,"character":5},"end":{"line":6,"character":9}}},"fromRanges":[]}]`)
 	fb.set("textDocument/codeAction", `[{"title":"Inline call","kind":"refactor.inline"},{"title":"Extract function","kind":"refactor.extract","isPreferred":true}]`)
@@ -125,6 +125,7 @@ func TestToolGolden(t *testing.T) {
 		{"diagnostics-glob", map[string]any{"action": "diagnostics", "file": "**/*.go", "severity": "hint"}},
 		{"definition", map[string]any{"action": "definition", "file": "main.go", "line": 8, "symbol": "add#2"}},
 		{"definition-by-name", map[string]any{"action": "definition", "symbol": "add"}},
+		{"definition-ambiguous", map[string]any{"action": "definition", "symbol": "Println"}},
 		{"references", map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}},
 		{"references-paged", map[string]any{"action": "references", "file": "main.go", "line": 5, "column": 6, "limit": 2}},
 		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
@@ -414,35 +415,36 @@ func TestTransportsSecurity(t *testing.T) {
 		t.Errorf("foreign Host accepted: %d", resp.StatusCode)
 	}
 
-	// server/discover gets -32601; initialize with both versions works.
-	conn, err := net.Dial("unix", c.socketPath(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	r := bufio.NewReader(conn)
-	send := func(line string) map[string]any {
-		if _, err := conn.Write([]byte(line + "\n")); err != nil {
-			t.Fatal(err)
-		}
-		out, err := r.ReadBytes('\n')
+	// server/discover gets -32601, then initialize works, with either
+	// protocol version agents use.
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		conn, err := net.Dial("unix", c.socketPath(s))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var m map[string]any
-		json.Unmarshal(out, &m)
-		return m
-	}
-	m := send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
-	if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32601) {
-		t.Errorf("server/discover answered %v", m)
-	}
-	for i, v := range []string{"2025-11-25"} {
-		m = send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, i+2, v))
+		r := bufio.NewReader(conn)
+		send := func(line string) map[string]any {
+			if _, err := conn.Write([]byte(line + "\n")); err != nil {
+				t.Fatal(err)
+			}
+			out, err := r.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			json.Unmarshal(out, &m)
+			return m
+		}
+		m := send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)
+		if e, _ := m["error"].(map[string]any); e == nil || e["code"] != float64(-32601) {
+			t.Errorf("server/discover answered %v", m)
+		}
+		m = send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, v))
 		res, _ := m["result"].(map[string]any)
 		if res == nil || res["protocolVersion"] != v {
 			t.Errorf("initialize %s answered %v", v, m)
 		}
+		conn.Close()
 	}
 }
 
