@@ -54,6 +54,15 @@ func BenchmarkHoverGopls(b *testing.B) {
 			}
 		}
 	})
+	b.Run("backend", func(b *testing.B) {
+		be := &managerBackend{m: m, anyFile: main}
+		params := json.RawMessage(`{"textDocument":{"uri":"` + "file://" + main + `"},"position":{"line":4,"character":5}}`)
+		for b.Loop() {
+			if _, err := be.Request(ctx, "file://"+main, "textDocument/hover", params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("direct", func(b *testing.B) {
 		pos := lsp.Position{Line: 4, Character: 5}
 		for b.Loop() {
