@@ -113,7 +113,10 @@ func (p *Process) Read() (*Message, error) {
 	if err == nil {
 		return m, nil
 	}
-	if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+	if errors.Is(err, os.ErrClosed) {
+		return nil, fmt.Errorf("read %s: %w", p.name, err)
+	}
+	if !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("read %s: %w", p.name, err)
 	}
 	t := time.NewTimer(p.exitW)
@@ -149,6 +152,9 @@ func (p *Process) ExitDescription() string {
 		return ""
 	}
 }
+
+// CloseWrite closes the child's stdin: the end of its input.
+func (p *Process) CloseWrite() error { return p.stdin.Close() }
 
 // Close implements Endpoint: it closes the child's stdin and stdout.
 func (p *Process) Close() error {

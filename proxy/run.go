@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,6 +36,10 @@ type Config struct {
 	Components []Component
 	// Logger receives the chain's logs; nil discards them.
 	Logger *slog.Logger
+	// Drain is how long the chain keeps delivering the agent's output
+	// after the client's input ended (its stdin was closed toward the
+	// agent); default 1s. A piped, one-shot client gets its answers.
+	Drain time.Duration
 	// Trace, when set, receives every message of every hop as one NDJSON
 	// line {"time","hop","dir","msg"} with the message's raw bytes embedded.
 	Trace io.Writer
@@ -57,6 +62,9 @@ type Chain struct {
 	traceW  io.Writer
 	traceB  []byte
 
+	drain      time.Duration
+	clientGone atomic.Bool
+
 	endOnce sync.Once
 	endErr  error
 	ended   chan struct{}
@@ -73,7 +81,10 @@ const (
 
 // NewChain builds a chain; Run starts it.
 func NewChain(cfg Config) *Chain {
-	c := &Chain{log: cfg.Logger, traceW: cfg.Trace, ended: make(chan struct{})}
+	c := &Chain{log: cfg.Logger, traceW: cfg.Trace, ended: make(chan struct{}), drain: cfg.Drain}
+	if c.drain <= 0 {
+		c.drain = time.Second
+	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -233,11 +244,19 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 		m, err := ep.Read()
 		if err != nil {
 			if d == down {
-				if errors.Is(err, io.EOF) {
-					c.end(nil)
-				} else {
+				if !errors.Is(err, io.EOF) {
 					c.end(fmt.Errorf("client side: %w", err))
+					return
 				}
+				// The client is gone: close the agent's input, deliver what
+				// it still says for a short while, then end.
+				c.clientGone.Store(true)
+				n.next(d).q[d].push(&Message{ctl: &control{err: err}})
+				t := time.AfterFunc(c.drain, func() { c.end(nil) })
+				go func() {
+					<-c.ended
+					t.Stop()
+				}()
 				return
 			}
 			if errors.Is(err, io.EOF) {
@@ -258,6 +277,21 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 // control passes a chain control message on; at the client end it answers
 // the client's pending requests and ends the chain.
 func (n *node) control(d direction, m *Message) {
+	if d == down {
+		// The client's input ended: pass it on to the agent end.
+		if n.idx < len(n.c.nodes)-1 {
+			n.next(d).q[d].push(m)
+			return
+		}
+		ep := n.comp.(*endComp).ep
+		if f, ok := ep.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+		if cw, ok := ep.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		return
+	}
 	n.mu.Lock()
 	var orphans []*pending
 	for k, p := range n.h[down].pending {
@@ -284,6 +318,10 @@ func (n *node) control(d direction, m *Message) {
 	}
 	if f, ok := ep.(interface{ Flush() error }); ok {
 		f.Flush()
+	}
+	if n.c.clientGone.Load() {
+		n.c.end(nil)
+		return
 	}
 	n.c.end(fmt.Errorf("%w: %w", ErrAgentGone, m.ctl.err))
 }

@@ -1,0 +1,269 @@
+package conductor
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/proxy"
+	"go.uber.org/goleak"
+)
+
+var bin struct {
+	dir, acplsp, agent, client string
+}
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "acplsp-conductor-test")
+	if err != nil {
+		panic(err)
+	}
+	bin.dir = dir
+	bin.acplsp = filepath.Join(dir, "acp-lsp")
+	bin.agent = filepath.Join(dir, "sdk-agent")
+	bin.client = filepath.Join(dir, "sdk-client")
+	for _, b := range [][2]string{
+		{bin.acplsp, "github.com/acp-lsp/acp-lsp/cmd/acp-lsp"},
+		{bin.agent, "github.com/coder/acp-go-sdk/example/agent"},
+		{bin.client, "github.com/coder/acp-go-sdk/example/client"},
+	} {
+		out, err := exec.Command("go", "build", "-o", b[0], b[1]).CombinedOutput()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", b[1], err, out)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// session runs one scripted ACP client session against argv and returns
+// every message the client received, in order, with session ids and
+// timestamps normalized.
+func session(t *testing.T, argv ...string) []string {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	}()
+	lr := proxy.NewLineReader(out, 0)
+	send := func(s string) {
+		if _, err := io.WriteString(in, s+"\n"); err != nil {
+			t.Fatalf("send: %v (stderr: %s)", err, stderr.String())
+		}
+	}
+	var got []string
+	recv := func() *proxy.Message {
+		l, err := lr.ReadLine()
+		if err != nil {
+			t.Fatalf("recv: %v (stderr: %s)", err, stderr.String())
+		}
+		m, err := proxy.Parse(l)
+		if err != nil {
+			t.Fatalf("recv %s: %v", l, err)
+		}
+		got = append(got, string(l))
+		return m
+	}
+	untilResponse := func(id string) *proxy.Message {
+		for {
+			m := recv()
+			if m.Kind == proxy.KindRequest {
+				// Permission: pick the first option.
+				oid, _ := proxy.GetPath(m.Params(), "options")
+				first := regexp.MustCompile(`"optionId":("[^"]*")`).FindSubmatch(oid)
+				if first == nil {
+					t.Fatalf("unexpected request %s", m.Raw)
+				}
+				send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"outcome":{"outcome":"selected","optionId":` + string(first[1]) + `}}}`)
+				continue
+			}
+			if m.Kind == proxy.KindResponse && string(m.ID) == id {
+				return m
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"_meta":{"x":1}}}}`)
+	untilResponse("0")
+	send(`{"jsonrpc":"2.0","id":"new","method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`)
+	r := untilResponse(`"new"`)
+	sid, _ := proxy.GetPath(r.Result(), "sessionId")
+	send(`{"jsonrpc":"2.0","id":12345678901234567890,"method":"session/prompt","params":{"sessionId":` + string(sid) + `,"prompt":[{"type":"text","text":"hi"}]}}`)
+	untilResponse("12345678901234567890")
+	send(`{"jsonrpc":"2.0","id":3,"method":"_unknown/method","params":{}}`)
+	untilResponse("3")
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Errorf("%v still running 5s after stdin closed", argv)
+	}
+	norm := strings.NewReplacer(string(sid), `"SID"`)
+	for i := range got {
+		got[i] = norm.Replace(got[i])
+	}
+	return got
+}
+
+func TestSameMessagesInEveryMode(t *testing.T) {
+	want := session(t, bin.agent)
+	if len(want) < 5 {
+		t.Fatalf("direct session too short: %q", want)
+	}
+	modes := map[string][]string{
+		"wrapper":                  {bin.acplsp, "--", bin.agent},
+		"wrapper via run":          {bin.acplsp, "run", "-log-level", "error", "--", bin.agent},
+		"conductor, 2 proxies":     {bin.acplsp, "conductor", "--proxy", bin.acplsp + " proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
+		"conductor, _proxy family": {bin.acplsp, "conductor", "--family", "_proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
+		"nested conductor":         {bin.acplsp, "conductor", "--proxy", bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy'", "--", bin.agent},
+	}
+	for name, argv := range modes {
+		t.Run(name, func(t *testing.T) {
+			got := session(t, argv...)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("messages differ\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+			}
+			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+		})
+	}
+}
+
+func TestSDKClientThroughModes(t *testing.T) {
+	for name, argv := range map[string][]string{
+		"wrapper":   {bin.acplsp, "--", bin.agent},
+		"conductor": {bin.acplsp, "conductor", "--proxy", bin.acplsp + " proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin.client, argv...)
+			cmd.Stdin = strings.NewReader(strings.Repeat("1\n", 20))
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "Agent completed") {
+				t.Fatalf("sdk client: %v\n%s", err, out)
+			}
+			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+		})
+	}
+}
+
+// faultAgent writes a shell script agent into the test's binary dir.
+func faultAgent(t *testing.T, name, script string) string {
+	t.Helper()
+	p := filepath.Join(bin.dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestFaults(t *testing.T) {
+	crash := faultAgent(t, "crash-agent", "read line\necho '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{}}'\nexit 3\n")
+	deaf := faultAgent(t, "deaf-agent", "trap '' TERM\nwhile :; do sleep 1; done\n")
+	relaunch := faultAgent(t, "relaunch-agent", "if [ -z \"$CHILD\" ]; then CHILD=1 \"$0\" & exit 0; fi\ntrap '' TERM\nexec sleep 1000\n")
+	t.Run("agent crash mid-request", func(t *testing.T) {
+		cmd := exec.Command(bin.acplsp, "--", crash)
+		// The editor stays connected (its stdin open) while the agent dies.
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pw.Close()
+		cmd.Stdin = pr
+		io.WriteString(pw, `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{}}`+"\n")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		pr.Close()
+		var ee *exec.ExitError
+		if !errorsAs(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("exit: %v, want status 1", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 2 || !strings.Contains(lines[0], "session/update") ||
+			!strings.Contains(lines[1], `"id":7`) || !strings.Contains(lines[1], "exited with status 3") {
+			t.Fatalf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
+		}
+		proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+	})
+	for name, agent := range map[string]string{"agent ignoring EOF and SIGTERM": deaf, "agent relaunching itself": relaunch} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(bin.acplsp, "--", agent)
+			in, _ := cmd.StdinPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{}}`+"\n")
+			in.Close() // the editor disconnects mid-prompt
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("acp-lsp still running 5s after the editor disconnected")
+			}
+			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+		})
+	}
+	t.Run("missing agent", func(t *testing.T) {
+		out, err := exec.Command(bin.acplsp, "--", "no-such-agent-xyz").CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "no-such-agent-xyz") {
+			t.Fatalf("%v: %s", err, out)
+		}
+	})
+	t.Run("50 MiB message", func(t *testing.T) {
+		cat := faultAgent(t, "echo-agent", "exec cat\n")
+		big := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 50<<20) + `"}`
+		cmd := exec.Command(bin.acplsp, "--", cat)
+		cmd.Stdin = strings.NewReader(big + "\n" + `{"jsonrpc":"2.0","method":"after"}` + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := bufio.NewReader(strings.NewReader(string(out)))
+		l1, _ := r.ReadString('\n')
+		l2, _ := r.ReadString('\n')
+		if strings.TrimSpace(l1) != big || strings.TrimSpace(l2) != `{"jsonrpc":"2.0","method":"after"}` {
+			t.Fatalf("got %d and %q", len(l1), l2)
+		}
+		proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+	})
+	t.Run("malformed editor input", func(t *testing.T) {
+		cat := faultAgent(t, "echo-agent2", "exec cat\n")
+		cmd := exec.Command(bin.acplsp, "--", cat)
+		cmd.Stdin = strings.NewReader("{oops\n" + `{"jsonrpc":"2.0","method":"ok"}` + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), `"id":null,"error":{"code":-32700`) || !strings.Contains(string(out), `"method":"ok"`) {
+			t.Fatalf("got %s", out)
+		}
+	})
+}

@@ -1,0 +1,107 @@
+// Package proctest finds processes left running by a test, by reading the
+// process table (/proc).
+package proctest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Process is one entry of the process table.
+type Process struct {
+	Pid     int
+	State   string
+	Cmdline string
+}
+
+func (p Process) String() string { return fmt.Sprintf("pid %d (%s): %s", p.Pid, p.State, p.Cmdline) }
+
+// Matching lists the live processes (zombies excluded) whose command line
+// contains substr, except the calling process.
+func Matching(substr string) ([]Process, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("read process table: %w", err)
+	}
+	var out []Process
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(cl) == 0 {
+			continue
+		}
+		cmd := strings.TrimRight(strings.ReplaceAll(string(cl), "\x00", " "), " ")
+		if !strings.Contains(cmd, substr) {
+			continue
+		}
+		st := state(pid)
+		if st == "Z" || st == "X" || st == "" {
+			continue
+		}
+		out = append(out, Process{Pid: pid, State: st, Cmdline: cmd})
+	}
+	return out, nil
+}
+
+func state(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return ""
+	}
+	return s[i+2 : i+3]
+}
+
+// NoLeftovers fails t if a process whose command line contains substr is
+// still alive. A process already killed may take a moment to die: each one
+// found is awaited (through a pidfd, not by polling) for up to grace.
+func NoLeftovers(t testing.TB, substr string, grace time.Duration) {
+	t.Helper()
+	procs, err := Matching(substr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alive []Process
+	for _, p := range procs {
+		if !awaitExit(p.Pid, grace) {
+			alive = append(alive, p)
+		}
+	}
+	for _, p := range alive {
+		t.Errorf("process left running: %v", p)
+	}
+}
+
+// awaitExit waits until pid exits (or becomes a zombie) or d passes.
+func awaitExit(pid int, d time.Duration) bool {
+	fd, _, errno := syscall.Syscall(434 /* pidfd_open */, uintptr(pid), 0, 0)
+	if errno != 0 {
+		return state(pid) == "" || state(pid) == "Z"
+	}
+	defer syscall.Close(int(fd))
+	var set syscall.FdSet
+	set.Bits[int(fd)/64] |= 1 << (uint(fd) % 64)
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	n, err := syscall.Select(int(fd)+1, &set, nil, nil, &tv)
+	if err != nil {
+		return false
+	}
+	if n > 0 {
+		return true
+	}
+	st := state(pid)
+	return st == "" || st == "Z" || st == "X"
+}
