@@ -147,7 +147,7 @@ type Component struct {
 	mu       sync.Mutex
 	sessions map[string]*Session // by token
 	byACP    map[string]*Session // by ACP session id
-	sockets  []net.Listener
+	sockets  map[*Session]net.Listener
 }
 
 // Session is one agent session: its workspace and what the agent changed.
@@ -186,6 +186,7 @@ func New(cfg Config, backend Backend) (*Component, error) {
 		log:      cfg.Logger,
 		sessions: map[string]*Session{},
 		byACP:    map[string]*Session{},
+		sockets:  map[*Session]net.Listener{},
 	}, nil
 }
 
@@ -335,7 +336,7 @@ func (c *Component) NewSession(cwd string) (*Session, error) {
 	}
 	c.mu.Lock()
 	c.sessions[s.token] = s
-	c.sockets = append(c.sockets, ln)
+	c.sockets[s] = ln
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
@@ -369,6 +370,25 @@ func (c *Component) serveSocket(s *Session, ln net.Listener) {
 			ss.Wait()
 			conn.Close()
 		}()
+	}
+}
+
+// CloseSession ends a session (on ACP session/close): its token stops
+// working, its socket is removed and its MCP connections end.
+func (c *Component) CloseSession(s *Session) {
+	c.mu.Lock()
+	delete(c.sessions, s.token)
+	if s.acpID != "" && c.byACP[s.acpID] == s {
+		delete(c.byACP, s.acpID)
+	}
+	ln := c.sockets[s]
+	delete(c.sockets, s)
+	c.mu.Unlock()
+	if ln != nil {
+		ln.Close()
+	}
+	for ss := range s.server.Sessions() {
+		ss.Close()
 	}
 }
 

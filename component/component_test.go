@@ -446,6 +446,25 @@ func TestTransportsSecurity(t *testing.T) {
 		}
 		conn.Close()
 	}
+
+	// A closed session's token and socket stop working.
+	c.CloseSession(s)
+	req, _ = http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("closed session's token: status %d", resp.StatusCode)
+	}
+	if conn, err := net.Dial("unix", c.socketPath(s)); err == nil {
+		conn.Close()
+		t.Error("closed session's socket still accepts")
+	}
 }
 
 func TestCacheAndContext(t *testing.T) {

@@ -683,6 +683,9 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	if hidden > 0 {
 		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmpOr(in.Severity, "warning")))
 	}
+	if l.Total > 0 && !fresh {
+		l.Notes = append(l.Notes, "no server answered fresh for the current content: these may be outdated (fixed already, or not yet reported); check again")
+	}
 	if l.Total == 0 {
 		if fresh {
 			l.Notes = append(l.Notes, "no problems: the servers marked fresh checked the current content")

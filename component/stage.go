@@ -141,6 +141,16 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			}
 		}
 		hop.ToAgent(m)
+	case m.Kind == proxy.KindRequest && m.Method == "session/close":
+		if raw, ok := proxy.GetPath(m.Params(), "sessionId"); ok {
+			var id string
+			if json.Unmarshal(raw, &id) == nil {
+				if s := st.c.SessionByACP(id); s != nil {
+					st.c.CloseSession(s)
+				}
+			}
+		}
+		hop.ToAgent(m)
 	case m.Kind == proxy.KindNotification && isCachedNotification(m.Method):
 		// Consumed: the adapter above decides what the agent sees of
 		// the editor's LSP notifications.
