@@ -495,3 +495,51 @@ func docURIOf(params json.RawMessage) string {
 	_ = json.Unmarshal(params, &p)
 	return p.TextDocument.URI
 }
+
+// TestFaultPositionEncodings: whatever encoding the server picks, positions
+// cross the API in UTF-16: the diagnostic after an emoji and CJK text and
+// the hover range come back in UTF-16, and a UTF-16 hover position reaches
+// the right word.
+func TestFaultPositionEncodings(t *testing.T) {
+	// "é" is 1 UTF-16 unit, "😀" 2, "日本" 2: ERROR spans UTF-16 columns
+	// 16-21 on line 1, the word "名前" 22-24 (bytes: 20-25 and 26-32).
+	const text = "package fake\nx := \"é😀日本\" // ERROR 名前\n"
+	for _, enc := range []string{"utf-8", "utf-16", "utf-32"} {
+		t.Run(enc, func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{PositionEncoding: enc}, nil)
+			e.write(text)
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ds []struct {
+				Range struct {
+					Start, End Position
+				} `json:"range"`
+			}
+			if err := json.Unmarshal(rep.Files[0].Diagnostics, &ds); err != nil || len(ds) != 1 {
+				t.Fatalf("diagnostics %s: %v", rep.Files[0].Diagnostics, err)
+			}
+			if ds[0].Range.Start != (Position{Line: 1, Character: 16}) || ds[0].Range.End != (Position{Line: 1, Character: 21}) {
+				t.Fatalf("diagnostic range %+v in UTF-16, want 1:16-1:21", ds[0].Range)
+			}
+			raw, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 23})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var h struct {
+				Contents struct{ Value string } `json:"contents"`
+				Range    struct{ Start, End Position }
+			}
+			if err := json.Unmarshal(raw, &h); err != nil {
+				t.Fatal(err)
+			}
+			if h.Contents.Value != fakelsp.HoverPrefix+"名前" || h.Range.Start != (Position{Line: 1, Character: 22}) || h.Range.End != (Position{Line: 1, Character: 24}) {
+				t.Fatalf("hover %s", raw)
+			}
+			if st := e.status(); string(st.Encoding) != enc && !(enc == "utf-32" && st.Encoding == "utf-16") {
+				t.Fatalf("negotiated %q, want %q", st.Encoding, enc)
+			}
+		})
+	}
+}
