@@ -225,6 +225,10 @@ func (e *pcEnd) Read() (*proxy.Message, error) {
 		err := e.c.readErr
 		if err == nil || errors.Is(err, io.EOF) {
 			if e.s == sideAgent {
+				// The client end reports the end of the connection; the
+				// successor end just waits for the chain to close it, so
+				// a disconnect is never mistaken for the agent dying.
+				<-e.c.closed
 				return nil, errors.New("the conductor closed the connection")
 			}
 			return nil, io.EOF

@@ -278,7 +278,13 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 // the client's pending requests and ends the chain.
 func (n *node) control(d direction, m *Message) {
 	if d == down {
-		// The client's input ended: pass it on to the agent end.
+		// The client's input ended: pass it on to the agent end, unless
+		// a component with its own goroutine (an external proxy process)
+		// may still carry earlier messages; then the agent's input is
+		// closed when the drain time ends the chain.
+		if _, async := n.comp.(Runner); async {
+			return
+		}
 		if n.idx < len(n.c.nodes)-1 {
 			n.next(d).q[d].push(m)
 			return
@@ -297,7 +303,7 @@ func (n *node) control(d direction, m *Message) {
 	for k, p := range n.h[down].pending {
 		if p.waiter != nil {
 			close(p.waiter)
-		} else if n.idx == 0 {
+		} else if n.idx == 0 && !n.c.clientGone.Load() {
 			orphans = append(orphans, p)
 		}
 		delete(n.h[down].pending, k)
