@@ -425,7 +425,7 @@ func TestFaultServerRequests(t *testing.T) {
 	if err := os.WriteFile(other, []byte("package fake\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	applyEdit, _ := json.Marshal(map[string]any{"label": "fake", "edit": map[string]any{"changes": map[string]any{
+	applyEdit, _ := encode(map[string]any{"label": "fake", "edit": map[string]any{"changes": map[string]any{
 		fileURI(other): []any{map[string]any{
 			"range":   map[string]any{"start": map[string]int{"line": 1, "character": 0}, "end": map[string]int{"line": 1, "character": 0}},
 			"newText": "func Applied() {}\n",
@@ -492,7 +492,7 @@ func docURIOf(params json.RawMessage) string {
 			URI string `json:"uri"`
 		} `json:"textDocument"`
 	}
-	_ = json.Unmarshal(params, &p)
+	_ = decode(params, &p)
 	return p.TextDocument.URI
 }
 
@@ -514,10 +514,11 @@ func TestFaultPositionEncodings(t *testing.T) {
 			}
 			var ds []struct {
 				Range struct {
-					Start, End Position
+					Start Position `json:"start"`
+					End   Position `json:"end"`
 				} `json:"range"`
 			}
-			if err := json.Unmarshal(rep.Files[0].Diagnostics, &ds); err != nil || len(ds) != 1 {
+			if err := decode(rep.Files[0].Diagnostics, &ds); err != nil || len(ds) != 1 {
 				t.Fatalf("diagnostics %s: %v", rep.Files[0].Diagnostics, err)
 			}
 			if ds[0].Range.Start != (Position{Line: 1, Character: 16}) || ds[0].Range.End != (Position{Line: 1, Character: 21}) {
@@ -528,10 +529,15 @@ func TestFaultPositionEncodings(t *testing.T) {
 				t.Fatal(err)
 			}
 			var h struct {
-				Contents struct{ Value string } `json:"contents"`
-				Range    struct{ Start, End Position }
+				Contents struct {
+					Value string `json:"value"`
+				} `json:"contents"`
+				Range struct {
+					Start Position `json:"start"`
+					End   Position `json:"end"`
+				} `json:"range"`
 			}
-			if err := json.Unmarshal(raw, &h); err != nil {
+			if err := decode(raw, &h); err != nil {
 				t.Fatal(err)
 			}
 			if h.Contents.Value != fakelsp.HoverPrefix+"名前" || h.Range.Start != (Position{Line: 1, Character: 22}) || h.Range.End != (Position{Line: 1, Character: 24}) {
