@@ -1,0 +1,86 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+)
+
+var benchMsgs = map[string]string{
+	"update-300B": `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_abc123def456","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_1","content":{"type":"text","text":"Here is the change you asked for: the function now returns early when the slice is empty, and the loop below no longer indexes past the end."}}}}`,
+	"prompt-64KiB": `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"file:///a.go","mimeType":"text/x-go","text":"` + strings.Repeat(`func f() { return \"x\" }\n`, 2700) + `"}}]}}`,
+}
+
+// BenchmarkParse is the per-message scan the chain does.
+func BenchmarkParse(b *testing.B) {
+	for name, s := range benchMsgs {
+		raw := []byte(s)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if _, err := Parse(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkJSONDecode is one full encoding/json decode of the same
+// messages, the yardstick for BenchmarkParse and BenchmarkForward.
+func BenchmarkJSONDecode(b *testing.B) {
+	for name, s := range benchMsgs {
+		raw := []byte(s)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal(raw, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkForward is the whole in-process cost of forwarding one message
+// client → agent (read line, scan, queue, write), with 0 and 2 identity
+// components.
+func BenchmarkForward(b *testing.B) {
+	for _, name := range []string{"update-300B"} {
+		s := benchMsgs[name]
+		for _, ncomp := range []int{0, 2} {
+			b.Run(name+"/"+string(rune('0'+ncomp))+"-components", func(b *testing.B) {
+				line := []byte(s + "\n")
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				agentIn, agentInW := io.Pipe()
+				comps := make([]Component, ncomp)
+				for i := range comps {
+					comps[i] = Identity{}
+				}
+				c := NewChain(Config{
+					Client:     NewStream(inR, outW, StreamOptions{}),
+					Agent:      NewStream(agentIn, io.Discard, StreamOptions{}),
+					Components: comps,
+				})
+				done := make(chan error, 1)
+				go func() { done <- c.Run(context.Background()) }()
+				b.SetBytes(int64(len(line)))
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := inW.Write(line); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				inW.Close()
+				agentInW.Close()
+				<-done
+				outR.Close()
+			})
+		}
+	}
+}
