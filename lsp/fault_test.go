@@ -31,7 +31,7 @@ var (
 // fakeBinary builds cmd/fakelsp once per test binary. It cannot live in a
 // test's TempDir (that vanishes with the first test), so it goes to one
 // fixed folder under the OS temp dir, rebuilt (from the build cache) by
-// every run.
+// every run and renamed into place, so concurrent test runs are safe.
 func fakeBinary(t *testing.T) string {
 	t.Helper()
 	fakeOnce.Do(func() {

@@ -13,14 +13,25 @@ import (
 
 // BuildTo compiles cmd/fakelsp into dir and returns the binary's path. It
 // suits TestMain, where there is no testing.TB; the caller removes dir.
+// The binary is built under a temporary name and renamed into place, so
+// test binaries sharing dir never run a half-written file.
 func BuildTo(dir string) (string, error) {
 	_, file, _, _ := runtime.Caller(0)
 	pkg := filepath.Join(filepath.Dir(file), "cmd", "fakelsp")
 	bin := filepath.Join(dir, "fakelsp")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	tmp, err := os.CreateTemp(dir, ".fakelsp-*")
+	if err != nil {
+		return "", fmt.Errorf("fakelsp: build: %w", err)
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command("go", "build", "-o", tmp.Name(), ".")
 	cmd.Dir = pkg
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("fakelsp: go build: %w\n%s", err, out)
+	}
+	if err := os.Rename(tmp.Name(), bin); err != nil {
+		return "", fmt.Errorf("fakelsp: build: %w", err)
 	}
 	return bin, nil
 }
