@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
 	"github.com/acp-lsp/acp-lsp/internal/proctest"
 	"github.com/acp-lsp/acp-lsp/proxy"
 	"go.uber.org/goleak"
@@ -23,6 +24,7 @@ var bin struct {
 }
 
 func TestMain(m *testing.M) {
+	opencodetest.MaybeServeMCP()
 	dir, err := os.MkdirTemp("", "acplsp-conductor-test")
 	if err != nil {
 		panic(err)
@@ -241,16 +243,23 @@ func TestFaults(t *testing.T) {
 		cat := faultAgent(t, "echo-agent", "exec cat\n")
 		big := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 50<<20) + `"}`
 		cmd := exec.Command(bin.acplsp, "--", cat)
-		cmd.Stdin = strings.NewReader(big + "\n" + `{"jsonrpc":"2.0","method":"after"}` + "\n")
-		out, err := cmd.Output()
-		if err != nil {
+		in, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		r := bufio.NewReader(strings.NewReader(string(out)))
+		go func() {
+			io.WriteString(in, big+"\n"+`{"jsonrpc":"2.0","method":"after"}`+"\n")
+		}()
+		r := bufio.NewReaderSize(out, 1<<20)
 		l1, _ := r.ReadString('\n')
 		l2, _ := r.ReadString('\n')
+		in.Close()
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
 		if strings.TrimSpace(l1) != big || strings.TrimSpace(l2) != `{"jsonrpc":"2.0","method":"after"}` {
-			t.Fatalf("got %d and %q", len(l1), l2)
+			t.Fatalf("got %d bytes and %q", len(l1), l2)
 		}
 		proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 	})

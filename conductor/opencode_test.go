@@ -1,0 +1,51 @@
+package conductor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakemodel"
+	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/proctest"
+)
+
+// TestACPXOpencodeThroughACPLSP drives real acpx → acp-lsp (wrapper, and
+// conductor with two proxies) → real opencode → fake model, which calls a
+// tool of the stdio MCP server acpx passed in session/new.
+func TestACPXOpencodeThroughACPLSP(t *testing.T) {
+	for name, front := range map[string]string{
+		"wrapper":   bin.acplsp + " --",
+		"conductor": bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy' --proxy '" + bin.acplsp + " proxy' --",
+	} {
+		t.Run(name, func(t *testing.T) {
+			model, err := fakemodel.Start(fakemodel.Script{Calls: []fakemodel.Call{
+				{Tool: `^tools_echo$`, Arguments: `{"text":"through acp-lsp"}`},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			oc := opencodetest.NewOpencode(t, model)
+			x := opencodetest.ACPX{Env: oc.Env, Agent: front + " " + oc.CommandLine(), MCPServers: []any{opencodetest.MCPStdioServer(t, "tools")}}
+			tr, err := x.Exec(context.Background(), t, "please echo something")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := opencodetest.EchoPrefix + "through acp-lsp"
+			calls, order := tr.ToolCalls()
+			if len(order) != 1 {
+				t.Fatalf("tool calls: %v, want 1\n%s", order, tr.AgentText())
+			}
+			if c := calls[order[0]]; c.Status != "completed" || !strings.Contains(string(c.RawOutput)+c.Text(), want) {
+				t.Errorf("tool call: status %q output %s %q, want completed with %q", c.Status, c.RawOutput, c.Text(), want)
+			}
+			if tr.StopReason() != "end_turn" {
+				t.Errorf("stop reason %q", tr.StopReason())
+			}
+			oc.RequireNoLeftovers(t)
+			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+		})
+	}
+}
