@@ -9,7 +9,7 @@ import (
 )
 
 var benchMsgs = map[string]string{
-	"update-300B": `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_abc123def456","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_1","content":{"type":"text","text":"Here is the change you asked for: the function now returns early when the slice is empty, and the loop below no longer indexes past the end."}}}}`,
+	"update-300B":  `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess_abc123def456","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_1","content":{"type":"text","text":"Here is the change you asked for: the function now returns early when the slice is empty, and the loop below no longer indexes past the end."}}}}`,
 	"prompt-64KiB": `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"file:///a.go","mimeType":"text/x-go","text":"` + strings.Repeat(`func f() { return \"x\" }\n`, 2700) + `"}}]}}`,
 }
 
