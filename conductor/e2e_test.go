@@ -2,6 +2,7 @@ package conductor
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
 	"github.com/acp-lsp/acp-lsp/internal/proctest"
 	"github.com/acp-lsp/acp-lsp/proxy"
+	"github.com/rogpeppe/go-internal/txtar"
 	"go.uber.org/goleak"
 )
 
@@ -139,6 +141,7 @@ func TestSameMessagesInEveryMode(t *testing.T) {
 	if len(want) < 5 {
 		t.Fatalf("direct session too short: %q", want)
 	}
+	checkGolden(t, "../testdata/proxy/sdk-agent-session.txtar", want)
 	modes := map[string][]string{
 		"wrapper":                  {bin.acplsp, "--", bin.agent},
 		"wrapper via run":          {bin.acplsp, "run", "-log-level", "error", "--", bin.agent},
@@ -154,6 +157,35 @@ func TestSameMessagesInEveryMode(t *testing.T) {
 			}
 			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the transcripts in testdata/proxy")
+
+// checkGolden compares the messages a client received with a txtar
+// transcript (one message per line in the file "received").
+func checkGolden(t *testing.T, path string, got []string) {
+	t.Helper()
+	body := strings.Join(got, "\n") + "\n"
+	if *update {
+		a := &txtar.Archive{
+			Comment: []byte("Messages the scripted client (conductor/e2e_test.go session) receives from the\nGo SDK example agent; session ids normalized. Regenerate: go test ./conductor -run TestSameMessages -args -update\n"),
+			Files:   []txtar.File{{Name: "received", Data: []byte(body)}},
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, txtar.Format(a), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if len(a.Files) != 1 || string(a.Files[0].Data) != body {
+		t.Errorf("transcript %s differs (run with -update after checking):\n got: %s", path, body)
 	}
 }
 
