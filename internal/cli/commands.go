@@ -12,5 +12,6 @@ func commands() []Command {
 		&configCmd{},
 		&trustCmd{},
 		&doctorCmd{},
+		&demoCmd{},
 	}
 }
