@@ -208,7 +208,7 @@ func (c *Component) Start(ctx context.Context) error {
 			return nil
 		}
 		return s.server
-	}, &mcp.StreamableHTTPOptions{Logger: c.log})
+	}, &mcp.StreamableHTTPOptions{Logger: c.log, JSONResponse: true})
 	c.httpSrv = &http.Server{
 		Handler:           c.authenticate(handler),
 		ReadHeaderTimeout: 10 * time.Second,
