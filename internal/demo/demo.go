@@ -359,18 +359,26 @@ func (ch *chain) step(ctx context.Context, sid acp.SessionId, st Step, timeout t
 	return res, nil
 }
 
-// exitHint says how acp-lsp ended when it is gone, for errors that come
-// from a broken connection.
+// exitHint says how acp-lsp ended when the connection to it broke, for
+// the error that reports it. A broken connection usually means acp-lsp is
+// exiting, so it waits a little for the exit status.
 func (ch *chain) exitHint() string {
 	select {
-	case <-ch.exited:
-		if ch.exitErr != nil {
-			return fmt.Sprintf(" (acp-lsp exited: %v; its log is above)", ch.exitErr)
-		}
-		return " (acp-lsp exited; its log is above)"
+	case <-ch.conn.Done():
 	default:
 		return ""
 	}
+	t := time.NewTimer(2 * time.Second)
+	defer t.Stop()
+	select {
+	case <-ch.exited:
+	case <-t.C:
+		return " (acp-lsp closed its output; its log is above)"
+	}
+	if ch.exitErr != nil {
+		return fmt.Sprintf(" (acp-lsp exited: %v; its log is above)", ch.exitErr)
+	}
+	return " (acp-lsp exited; its log is above)"
 }
 
 // stop closes acp-lsp's stdin, as an editor does when it quits, waits up
