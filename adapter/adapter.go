@@ -1,0 +1,369 @@
+// Package adapter is the upstream half of acp-lsp's LSP feature: it sits in
+// the chain next to the editor and answers every `_lsp/*` request coming up
+// from below (the component, or an agent that speaks the extension itself).
+//
+// Per editor connection and per method it picks who answers: the editor,
+// when its initialize request offers the method in
+// clientCapabilities._meta.lsp, or language servers the adapter runs itself
+// (package lsp) otherwise. Below the adapter there is one vocabulary, the
+// LSP-native `_lsp/*` methods of docs/protocol.md §3; toward editors that
+// only speak the reference methods (§1) the adapter translates.
+//
+// It also merges the notification streams: the editor's
+// `_lsp/publishDiagnostics` and `_lsp/didSave` (either spelling) and the
+// diagnostics local servers publish all travel down as one stream, and
+// files the agent writes through the editor (fs/write_text_file) or the
+// tool writes itself (`_lsp/filesChanged`) are resynced in local servers.
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// Config configures an Adapter. Zero values take the documented defaults.
+type Config struct {
+	// LSP are the options of the local lsp.Manager. Roots may be empty:
+	// every session's cwd is added as a root when the session starts.
+	LSP lsp.Options
+	// EditorTimeout bounds each call to the editor (default 10s): an
+	// editor that never answers gets a clear error to the agent, and its
+	// late answer is dropped.
+	EditorTimeout time.Duration
+	// Spelling is the first spelling tried toward the editor: "_lsp" (the
+	// spec-compliant one), "lsp" (bare, as some SDK generations send), or
+	// "" for automatic (the spelling the editor listed, else "_lsp"). The
+	// other spelling is tried once on -32601 or null until one is known to
+	// work.
+	Spelling string
+	// ForwardToAgent forwards the editor's LSP notifications to the agent
+	// even if the agent did not advertise them in its initialize response.
+	ForwardToAgent bool
+	// NoEditor never routes to the editor, whatever it offers.
+	NoEditor bool
+	// NoLocal never starts local servers: methods the editor lacks are
+	// answered with -32601.
+	NoLocal bool
+	// Logger receives the adapter's logs (default: discard).
+	Logger *slog.Logger
+}
+
+// DefaultEditorTimeout is Config.EditorTimeout's default.
+const DefaultEditorTimeout = 10 * time.Second
+
+// Adapter is the chain component that answers `_lsp/*` requests from the
+// editor or from local language servers. It implements proxy.Component and
+// proxy.Runner; one Adapter serves one editor connection (one chain). Its
+// methods are safe for concurrent use.
+type Adapter struct {
+	cfg Config
+	log *slog.Logger
+	mgr *lsp.Manager
+
+	// life bounds background work (didSave and write resyncs) that is
+	// not tied to a request; it ends with Close.
+	life context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+
+	mu sync.Mutex
+	// editor is what the editor offered in initialize; nil before it.
+	editor *offer
+	// agentNotes are the notifications the agent advertised accepting.
+	agentNotes map[string]bool
+	// spelling is the spelling confirmed to work toward the editor ("",
+	// "_lsp" or "lsp").
+	spelling string
+	// lacks are editor methods that answered -32601 in both spellings.
+	lacks map[string]bool
+	// writes are fs/write_text_file requests passed up, by raw id, with
+	// the path written.
+	writes map[string]string
+	// known are files with diagnostics published (editor or local), for
+	// workspace-wide diagnostic reports.
+	known map[string]bool
+	// samples map a local server (name+root) to a file it served, so that
+	// workspace-wide requests can reach it.
+	samples map[string]string
+	// roots are the workspace roots (config and session folders).
+	roots []string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var (
+	_ proxy.Component = (*Adapter)(nil)
+	_ proxy.Runner    = (*Adapter)(nil)
+)
+
+// New returns an Adapter with its own lsp.Manager; it starts no process.
+func New(cfg Config) (*Adapter, error) {
+	if cfg.EditorTimeout <= 0 {
+		cfg.EditorTimeout = DefaultEditorTimeout
+	}
+	switch cfg.Spelling {
+	case "", "_lsp", "lsp":
+	default:
+		return nil, fmt.Errorf("adapter: spelling %q: want \"_lsp\", \"lsp\" or empty", cfg.Spelling)
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.LSP.Logger == nil {
+		cfg.LSP.Logger = cfg.Logger
+	}
+	mgr, err := lsp.NewManager(cfg.LSP)
+	if err != nil {
+		return nil, fmt.Errorf("adapter: %w", err)
+	}
+	life, stop := context.WithCancel(context.Background())
+	return &Adapter{
+		cfg: cfg, log: cfg.Logger, mgr: mgr, life: life, stop: stop, roots: slices.Clone(cfg.LSP.Roots),
+		agentNotes: map[string]bool{}, lacks: map[string]bool{}, writes: map[string]string{},
+		known: map[string]bool{}, samples: map[string]string{},
+	}, nil
+}
+
+// Manager returns the Manager of the local language servers.
+func (a *Adapter) Manager() *lsp.Manager { return a.mgr }
+
+// Close shuts the local servers down (shutdown, then their process groups
+// are killed) and waits for the adapter's background work. It is
+// idempotent: later calls return the first call's result.
+func (a *Adapter) Close() error {
+	a.closeOnce.Do(func() {
+		a.stop()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := a.mgr.Close(ctx); err != nil && !errors.Is(err, lsp.ErrClosed) {
+			a.closeErr = fmt.Errorf("adapter close: %w", err)
+		}
+		a.wg.Wait()
+	})
+	return a.closeErr
+}
+
+// Name implements proxy.Component.
+func (a *Adapter) Name() string { return "adapter" }
+
+// Run implements proxy.Runner: it forwards what local servers publish as
+// `_lsp/publishDiagnostics` toward the agent until the chain stops, then
+// waits for the requests it is still answering.
+func (a *Adapter) Run(ctx context.Context, hop *proxy.Hop) error {
+	events, cancel := a.mgr.Subscribe(256)
+	defer cancel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-events:
+			if !ok {
+				return nil
+			}
+			a.publishLocal(hop, ev)
+		}
+	}
+}
+
+// publishLocal sends one local server's diagnostics downstream in the
+// native form of docs/protocol.md §2.
+func (a *Adapter) publishLocal(hop *proxy.Hop, ev lsp.DiagnosticsEvent) {
+	p := lspext.PublishDiagnosticsParams{URI: ev.URI, Diagnostics: ev.Diagnostics, Server: ev.Server, Native: true}
+	if len(p.Diagnostics) == 0 {
+		p.Diagnostics = json.RawMessage("[]")
+	}
+	if ev.Version != 0 {
+		v := ev.Version
+		p.Version = &v
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		a.log.Warn("local diagnostics not forwarded", "uri", ev.URI, "err", err)
+		return
+	}
+	a.noteKnown(ev.URI)
+	hop.NotifyAgent(lspext.PublishDiagnostics, b)
+}
+
+func (a *Adapter) noteKnown(uri string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.known) < 100000 {
+		a.known[uri] = true
+	}
+}
+
+// background runs f on the adapter's lifetime context, tracked by Close.
+func (a *Adapter) background(f func(ctx context.Context)) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		f(a.life)
+	}()
+}
+
+// sessionMethods carry a cwd that becomes a workspace root.
+var sessionMethods = map[string]bool{"session/new": true, "session/load": true, "session/resume": true, "session/fork": true}
+
+// FromClient implements proxy.Component: it reads the editor's offer in
+// initialize (and tells the chain below what it now has), adds session
+// folders as roots, passes the editor's LSP notifications to the component,
+// and resyncs local servers after confirmed writes.
+func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
+	switch {
+	case m.Kind == proxy.KindRequest && m.Method == "initialize":
+		hop.ToAgent(a.initializeDown(hop, m))
+	case m.Kind == proxy.KindRequest && sessionMethods[m.Method]:
+		a.addRoot(hop, m)
+		hop.ToAgent(m)
+	case m.Kind == proxy.KindNotification && (lspext.Is(m.Method, lspext.PublishDiagnostics) || lspext.Is(m.Method, lspext.DidSave)):
+		hop.ToAgent(a.editorNotification(m))
+	case m.Kind == proxy.KindResponse && m.Method == "fs/write_text_file":
+		a.written(m)
+		hop.ToAgent(m)
+	default:
+		hop.ToAgent(m)
+	}
+}
+
+// addRoot adds the cwd of a session setup request as a workspace root. The
+// message is only read, never changed.
+func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
+	raw, ok := proxy.GetPath(m.Params(), "cwd")
+	if !ok {
+		return
+	}
+	var cwd string
+	if err := json.Unmarshal(raw, &cwd); err != nil || cwd == "" || !filepath.IsAbs(cwd) {
+		hop.Logger().Warn("session cwd is not an absolute path; not a workspace root", "method", m.Method, "cwd", string(raw))
+		return
+	}
+	if err := a.mgr.AddRoot(cwd); err != nil {
+		hop.Logger().Warn("workspace root not added", "cwd", cwd, "err", err)
+		return
+	}
+	a.mu.Lock()
+	if !slices.Contains(a.roots, cwd) {
+		a.roots = append(a.roots, cwd)
+	}
+	a.mu.Unlock()
+}
+
+// written tells local servers about a file the editor confirmed writing.
+func (a *Adapter) written(m *proxy.Message) {
+	a.mu.Lock()
+	path, ok := a.writes[string(m.ID)]
+	delete(a.writes, string(m.ID))
+	a.mu.Unlock()
+	if !ok || m.Error() != nil {
+		return
+	}
+	a.background(func(ctx context.Context) {
+		if err := a.mgr.FileChanged(ctx, path); err != nil {
+			a.log.Debug("resync after write", "path", path, "err", err)
+		}
+	})
+}
+
+// FromAgent implements proxy.Component: it answers `_lsp/*` requests,
+// consumes `_lsp/filesChanged`, advertises the chain's LSP support in the
+// initialize response, and remembers agent writes to resync them.
+func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
+	switch {
+	case m.Kind == proxy.KindRequest && isExt(m.Method):
+		a.take(ctx, hop, m)
+	case m.Kind == proxy.KindNotification && lspext.Is(m.Method, lspext.FilesChanged):
+		a.filesChanged(hop, m)
+	case m.Kind == proxy.KindNotification && m.Method == proxy.MethodCancelRequest:
+		// For a request the adapter took: its ctx is already cancelled,
+		// and the goroutine answering it replies -32800.
+	case m.Kind == proxy.KindResponse && m.Method == "initialize":
+		hop.ToClient(a.initializeUp(hop, m))
+	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
+		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {
+			var p string
+			if json.Unmarshal(raw, &p) == nil && filepath.IsAbs(p) {
+				a.mu.Lock()
+				a.writes[string(m.ID)] = p
+				a.mu.Unlock()
+			}
+		}
+		hop.ToClient(m)
+	default:
+		hop.ToClient(m)
+	}
+}
+
+func isExt(method string) bool {
+	_, ok := lspext.Canonical(method)
+	return ok
+}
+
+// take answers an `_lsp/*` request from its own goroutine, so the pipeline
+// keeps flowing while a server or the editor works.
+func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
+	method, _ := lspext.Canonical(m.Method)
+	params := m.Params()
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		res, err := a.serve(ctx, hop, method, params)
+		if err != nil {
+			e := rpcError(ctx, method, err)
+			hop.ReplyError(m, e.Code, e.Message, dataOf(e))
+			return
+		}
+		if len(res) == 0 {
+			res = json.RawMessage("null")
+		}
+		hop.Reply(m, res)
+	}()
+}
+
+func dataOf(e *proxy.Error) any {
+	if len(e.Data) == 0 {
+		return nil
+	}
+	return e.Data
+}
+
+// filesChanged resyncs local servers after the tool wrote files, and
+// passes the notification to an editor that asked for it.
+func (a *Adapter) filesChanged(hop *proxy.Hop, m *proxy.Message) {
+	var p lspext.FilesChangedParams
+	if err := json.Unmarshal(m.Params(), &p); err != nil {
+		hop.Logger().Warn("malformed filesChanged", "err", err)
+		return
+	}
+	var paths []string
+	for _, c := range p.Changes {
+		if path, err := edit.PathFromURI(c.URI); err == nil {
+			paths = append(paths, path)
+		}
+	}
+	if spelling, ok := a.editorNotifies(lspext.FilesChanged); ok {
+		hop.NotifyClient(spell(spelling, lspext.FilesChanged), m.Params())
+	}
+	if len(paths) == 0 {
+		return
+	}
+	a.background(func(ctx context.Context) {
+		if err := a.mgr.FileChanged(ctx, paths...); err != nil {
+			a.log.Debug("resync after filesChanged", "err", err)
+		}
+	})
+}

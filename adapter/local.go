@@ -1,0 +1,466 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// saved tells local servers the editor saved uri (they resync it).
+func (a *Adapter) saved(uri string) {
+	path, err := edit.PathFromURI(uri)
+	if err != nil || a.cfg.NoLocal {
+		return
+	}
+	a.background(func(ctx context.Context) {
+		if err := a.mgr.FileSaved(ctx, path); err != nil {
+			a.log.Debug("didSave not passed to local servers", "path", path, "err", err)
+		}
+	})
+}
+
+// configs returns the local server registry.
+func (a *Adapter) configs() []lsp.ServerConfig {
+	if a.cfg.LSP.Servers != nil {
+		return a.cfg.LSP.Servers
+	}
+	return lsp.DefaultServers()
+}
+
+func (a *Adapter) localOff(what string) error {
+	return unsupported("%s: the editor does not answer it and local language servers are turned off", what)
+}
+
+// pathOf returns the local path of a file URI.
+func pathOf(uri string) (string, error) {
+	p, err := edit.PathFromURI(uri)
+	if err != nil {
+		return "", badParams("%w", err)
+	}
+	return p, nil
+}
+
+// lspNotifications are LSP client→server notifications `_lsp/request`
+// may name; they are answered null once local servers are told.
+var lspNotifications = map[string]bool{
+	"workspace/didRenameFiles": true, "workspace/didCreateFiles": true, "workspace/didDeleteFiles": true,
+	"workspace/didChangeWatchedFiles": true, "textDocument/didSave": true,
+	"textDocument/didOpen": true, "textDocument/didChange": true, "textDocument/didClose": true,
+	"workspace/didChangeConfiguration": true, "workspace/didChangeWorkspaceFolders": true,
+}
+
+// localRequest answers `_lsp/request` from local servers.
+func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (json.RawMessage, error) {
+	if a.cfg.NoLocal {
+		return nil, a.localOff(p.Method)
+	}
+	if lspNotifications[p.Method] {
+		return a.localNotification(ctx, p)
+	}
+	if p.URI != "" {
+		path, err := pathOf(p.URI)
+		if err != nil {
+			return nil, err
+		}
+		a.noteSample(path)
+		return a.mgr.Request(ctx, path, p.Method, p.Params)
+	}
+	paths, err := a.workspaceFiles(p.Server)
+	if err != nil {
+		return nil, err
+	}
+	if p.Method != "workspace/symbol" {
+		return a.mgr.Request(ctx, paths[0], p.Method, p.Params)
+	}
+	// Workspace symbols come from every server of the workspace, merged.
+	var (
+		merged []json.RawMessage
+		errs   []error
+	)
+	for _, path := range paths {
+		raw, err := a.mgr.Request(ctx, path, p.Method, p.Params)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var items []json.RawMessage
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		merged = append(merged, items...)
+	}
+	if len(errs) == len(paths) {
+		return nil, errs[0]
+	}
+	if merged == nil {
+		return json.RawMessage("[]"), nil
+	}
+	return json.Marshal(merged)
+}
+
+// localNotification passes an LSP notification named in `_lsp/request` to
+// local servers through the Manager, which keeps documents in sync itself.
+func (a *Adapter) localNotification(ctx context.Context, p lspext.RequestParams) (json.RawMessage, error) {
+	var files struct {
+		Files []struct {
+			URI    string `json:"uri"`
+			OldURI string `json:"oldUri"`
+			NewURI string `json:"newUri"`
+		} `json:"files"`
+		Changes []struct {
+			URI string `json:"uri"`
+		} `json:"changes"`
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if len(p.Params) > 0 {
+		if err := json.Unmarshal(p.Params, &files); err != nil {
+			return nil, badParams("%s: params: %w", p.Method, err)
+		}
+	}
+	var err error
+	switch p.Method {
+	case "workspace/didRenameFiles":
+		var errs []error
+		for _, f := range files.Files {
+			oldPath, e1 := pathOf(f.OldURI)
+			newPath, e2 := pathOf(f.NewURI)
+			if e1 != nil || e2 != nil {
+				return nil, errors.Join(e1, e2)
+			}
+			errs = append(errs, a.mgr.FileRenamed(ctx, oldPath, newPath))
+		}
+		err = errors.Join(errs...)
+	case "workspace/didCreateFiles", "workspace/didDeleteFiles", "workspace/didChangeWatchedFiles":
+		var paths []string
+		for _, f := range files.Files {
+			if path, e := pathOf(f.URI); e == nil {
+				paths = append(paths, path)
+			}
+		}
+		for _, c := range files.Changes {
+			if path, e := pathOf(c.URI); e == nil {
+				paths = append(paths, path)
+			}
+		}
+		err = a.mgr.FileChanged(ctx, paths...)
+	case "textDocument/didSave":
+		path, e := pathOf(files.TextDocument.URI)
+		if e != nil {
+			return nil, e
+		}
+		err = a.mgr.FileSaved(ctx, path)
+	default:
+		return nil, badParams("%s: acp-lsp keeps documents and configuration in sync with the disk itself; use _lsp/filesChanged after writing files", p.Method)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return json.RawMessage("null"), nil
+}
+
+// noteSample remembers a file a request was made about, so workspace-wide
+// requests can reach the server that handles it.
+func (a *Adapter) noteSample(path string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ext := filepath.Ext(path)
+	if ext == "" {
+		ext = filepath.Base(path)
+	}
+	if len(a.samples) < 1000 {
+		a.samples[ext] = path
+	}
+}
+
+// workspaceFiles returns one file per local server that a workspace-wide
+// request (no uri) should reach: for each server in use, a file it served;
+// when none is in use (or server names one that is not), the first file
+// of each kind found under the workspace roots.
+func (a *Adapter) workspaceFiles(server string) ([]string, error) {
+	cfgs := a.configs()
+	wanted := func(c lsp.ServerConfig) bool { return server == "" || c.Name == server }
+	a.mu.Lock()
+	samples := make([]string, 0, len(a.samples))
+	for _, p := range a.samples {
+		samples = append(samples, p)
+	}
+	roots := slices.Clone(a.roots)
+	a.mu.Unlock()
+	slices.Sort(samples)
+	var out []string
+	seen := map[string]bool{}
+	pick := func(path string) {
+		// The Manager routes a file to its first installed server.
+		for _, c := range lsp.ServersFor(cfgs, path) {
+			if !a.installed(c) {
+				continue
+			}
+			if wanted(c) && !seen[c.Name] {
+				seen[c.Name] = true
+				out = append(out, path)
+			}
+			break
+		}
+	}
+	for _, st := range a.mgr.Servers() {
+		if st.State != lsp.StateRunning && st.State != lsp.StateStarting {
+			continue
+		}
+		for _, p := range samples {
+			if within(st.Root, p) {
+				pick(p)
+			}
+		}
+	}
+	if len(out) == 0 {
+		for _, root := range roots {
+			walkFiles(root, 20000, func(path string) bool {
+				pick(path)
+				return server != "" && len(out) > 0
+			})
+		}
+	}
+	if len(out) == 0 {
+		if server != "" {
+			return nil, badParams("no file in the workspace is handled by server %q", server)
+		}
+		return nil, &lspNoServer{roots: roots}
+	}
+	return out, nil
+}
+
+type lspNoServer struct{ roots []string }
+
+func (e *lspNoServer) Error() string {
+	if len(e.roots) == 0 {
+		return "no workspace folder is known yet (no session was started); give a file"
+	}
+	return "no file under " + strings.Join(e.roots, ", ") + " is handled by an installed language server"
+}
+
+// installed reports whether c's program is on the server PATH.
+func (a *Adapter) installed(c lsp.ServerConfig) bool {
+	if filepath.IsAbs(c.Command) {
+		_, err := exec.LookPath(c.Command)
+		return err == nil
+	}
+	env := a.cfg.LSP.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	path := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(dir, c.Command)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// walkFiles calls f for regular files under root, skipping hidden and
+// dependency folders, until f returns true or limit entries were seen.
+func walkFiles(root string, limit int, f func(path string) bool) {
+	n := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		n++
+		if n > limit {
+			return filepath.SkipAll
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target" || name == "__pycache__") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && f(p) {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+}
+
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// localDiagnosticReport answers `_lsp/diagnosticReport` from local
+// servers. No uris means every file known to have diagnostics.
+func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.DiagnosticReportParams) (*lspext.DiagnosticReportResult, error) {
+	if a.cfg.NoLocal {
+		return nil, a.localOff(lspext.DiagnosticReport)
+	}
+	uris := p.URIs
+	if len(uris) == 0 {
+		uris = a.knownURIs()
+	}
+	paths := make([]string, 0, len(uris))
+	for _, u := range uris {
+		path, err := pathOf(u)
+		if err != nil {
+			return nil, err
+		}
+		a.noteSample(path)
+		paths = append(paths, path)
+	}
+	opts := lsp.DiagnosticsOptions{}
+	if p.Wait > 0 {
+		opts.Timeout = time.Duration(p.Wait) * time.Millisecond
+	}
+	rep, err := a.mgr.Diagnostics(ctx, paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := &lspext.DiagnosticReportResult{Files: []lspext.FileDiagnostics{}, Servers: []lspext.ServerVerdict{}}
+	for i, f := range rep.Files {
+		uri := f.URI
+		if uri == "" {
+			uri = uris[i]
+		}
+		server := f.Server
+		if server == "" {
+			server = "local"
+		}
+		diags := f.Diagnostics
+		if len(diags) == 0 {
+			diags = json.RawMessage("[]")
+		}
+		out.Files = append(out.Files, lspext.FileDiagnostics{URI: uri, Diagnostics: diags, Server: f.Server})
+		out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: server, Verdict: string(f.Verdict), URIs: []string{uri}, Detail: f.Detail})
+	}
+	return out, nil
+}
+
+// mergeVerdict adds v, folding it into an entry with the same server,
+// verdict and detail.
+func mergeVerdict(list []lspext.ServerVerdict, v lspext.ServerVerdict) []lspext.ServerVerdict {
+	for i := range list {
+		if list[i].Server == v.Server && list[i].Verdict == v.Verdict && list[i].Detail == v.Detail {
+			list[i].URIs = append(list[i].URIs, v.URIs...)
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+func (a *Adapter) knownURIs() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := keys(a.known)
+	return out
+}
+
+// localServers describes local servers: with uri, those that handle it
+// (configured ones included, started or not); without, every server used.
+func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
+	if a.cfg.NoLocal {
+		return []lspext.ServerInfo{}, nil
+	}
+	cfgs := a.configs()
+	byName := map[string]lsp.ServerConfig{}
+	for _, c := range cfgs {
+		byName[c.Name] = c
+	}
+	statuses := a.mgr.Servers()
+	out := []lspext.ServerInfo{}
+	if uri == "" {
+		for _, st := range statuses {
+			out = append(out, serverInfo(st, byName[st.Name]))
+		}
+		return out, nil
+	}
+	path, err := pathOf(uri)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range lsp.ServersFor(cfgs, path) {
+		found := false
+		for _, st := range statuses {
+			if st.Name == c.Name && within(st.Root, path) {
+				out = append(out, serverInfo(st, c))
+				found = true
+			}
+		}
+		if !found {
+			info := lspext.ServerInfo{Name: c.Name, Source: "local", Languages: languages(c), State: "stopped"}
+			if !a.installed(c) {
+				info.State = "not_installed"
+				info.LastError = (&lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}).Error()
+			}
+			out = append(out, info)
+		}
+	}
+	return out, nil
+}
+
+func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig) lspext.ServerInfo {
+	info := lspext.ServerInfo{Name: st.Name, Source: "local", Languages: languages(c), Root: st.Root, PID: st.PID,
+		RSS: st.RSSBytes, LastError: st.LastError, Capabilities: st.Capabilities}
+	switch st.State {
+	case lsp.StateRunning:
+		info.State = "ready"
+		if len(st.Indexing) > 0 {
+			info.State = "indexing"
+		}
+	case lsp.StateStarting:
+		info.State = "starting"
+	case lsp.StateCrashed, lsp.StateBroken:
+		info.State = "failed"
+	case lsp.StateMissing:
+		info.State = "not_installed"
+	default:
+		info.State = "stopped"
+	}
+	return info
+}
+
+func languages(c lsp.ServerConfig) []string {
+	var out []string
+	if c.Language != "" {
+		out = append(out, c.Language)
+	}
+	for _, id := range c.LanguageIDs {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// localRestart restarts the local server named server, or the one
+// handling path.
+func (a *Adapter) localRestart(ctx context.Context, server, path string) error {
+	if path == "" && !slices.ContainsFunc(a.configs(), func(c lsp.ServerConfig) bool { return c.Name == server }) {
+		return badParams("no local language server is named %q (see _lsp/status)", server)
+	}
+	return a.mgr.Restart(ctx, server, path)
+}
