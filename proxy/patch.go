@@ -16,8 +16,23 @@ type member struct {
 	valS, valE int
 }
 
-// members lists the top-level members of the object in b[start:end].
+// members lists the members of the object starting at b[start:]; only
+// whitespace may follow it up to len(b), so trailing garbage after a value
+// is an error rather than bytes silently carried into an edited copy.
 func members(b []byte, start int) (ms []member, closeAt int, err error) {
+	ms, closeAt, err = objectMembers(b, start)
+	if err != nil {
+		return nil, 0, err
+	}
+	s := scanner{b: b, i: closeAt + 1}
+	s.ws()
+	if s.i != len(b) {
+		return nil, 0, s.fail("trailing data after the object")
+	}
+	return ms, closeAt, nil
+}
+
+func objectMembers(b []byte, start int) (ms []member, closeAt int, err error) {
 	s := scanner{b: b, i: start}
 	s.ws()
 	if !s.eat('{') {
@@ -83,6 +98,9 @@ func GetPath(obj []byte, path ...string) (value json.RawMessage, ok bool) {
 			return nil, false
 		}
 		start, end = m.valS, m.valE
+	}
+	if len(path) == 0 && checkJSON(obj) != nil {
+		return nil, false
 	}
 	s := scanner{b: obj[:end], i: start}
 	s.ws()

@@ -51,6 +51,78 @@ func TestAppendPath(t *testing.T) {
 	}
 }
 
+// TestPatchRejectsTrailingData: an object followed by anything but
+// whitespace is not one JSON value; the helpers must refuse it rather than
+// carry the garbage into the edited copy.
+func TestPatchRejectsTrailingData(t *testing.T) {
+	for _, in := range []string{
+		`{"params":{"mcpServers":[]}}x`,
+		`{"params":{"mcpServers":[]}} {}`,
+		`{"params":{"mcpServers":[]}}]`,
+		`{"params":{"mcpServers":[]}},`,
+		`{"params":{"mcpServers":[]}}` + "\n\x00",
+		`{"params":{"mcpServers":[]}}}`,
+	} {
+		if out, err := AppendPath([]byte(in), json.RawMessage(`1`), "params", "mcpServers"); err == nil {
+			t.Errorf("AppendPath(%q) = %s, want an error", in, out)
+		}
+		if out, err := SetPath([]byte(in), json.RawMessage(`1`), "params", "x"); err == nil {
+			t.Errorf("SetPath(%q) = %s, want an error", in, out)
+		}
+		if v, ok := GetPath([]byte(in), "params"); ok {
+			t.Errorf("GetPath(%q) = %s, want not ok", in, v)
+		}
+		if v, ok := GetPath([]byte(in)); ok {
+			t.Errorf("GetPath(%q) with no path = %s, want not ok", in, v)
+		}
+	}
+	// Whitespace around the object is kept, as every other byte.
+	got, err := AppendPath([]byte(" {\"a\":[]} \r\n"), json.RawMessage(`1`), "a")
+	if err != nil || string(got) != " {\"a\":[1]} \r\n" {
+		t.Errorf("AppendPath with surrounding whitespace = %q, %v", got, err)
+	}
+}
+
+// FuzzPatchValidates: whatever the input, a helper that succeeds was given
+// one valid JSON object and returns one valid JSON value.
+func FuzzPatchValidates(f *testing.F) {
+	f.Add([]byte(`{"a":{"b":[1]}}`), "a", "b")
+	f.Add([]byte(`{"a":{"b":[1]}}x`), "a", "b")
+	f.Add([]byte(`{"a":{"b":[1]} }`), "a", "b")
+	f.Add([]byte(`{"a":1}{"a":2}`), "a", "")
+	f.Fuzz(func(t *testing.T, obj []byte, k1, k2 string) {
+		valid := json.Valid(obj) && checkJSON(obj) == nil
+		path := []string{k1}
+		if k2 != "" {
+			path = append(path, k2)
+		}
+		if out, err := AppendPath(obj, json.RawMessage(`{"n":1}`), path...); err == nil {
+			if !valid {
+				t.Fatalf("AppendPath accepted invalid %q: %q", obj, out)
+			}
+			if !json.Valid(out) {
+				t.Fatalf("AppendPath(%q) = %q, not JSON", obj, out)
+			}
+		}
+		if out, err := SetPath(obj, json.RawMessage(`[true]`), path...); err == nil {
+			if !valid {
+				t.Fatalf("SetPath accepted invalid %q: %q", obj, out)
+			}
+			if !json.Valid(out) {
+				t.Fatalf("SetPath(%q) = %q, not JSON", obj, out)
+			}
+		}
+		if v, ok := GetPath(obj, path...); ok {
+			if !valid {
+				t.Fatalf("GetPath accepted invalid %q: %q", obj, v)
+			}
+			if !json.Valid(v) {
+				t.Fatalf("GetPath(%q) = %q, not JSON", obj, v)
+			}
+		}
+	})
+}
+
 func TestMessageWith(t *testing.T) {
 	m, err := Parse([]byte(`{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`))
 	if err != nil {
