@@ -14,7 +14,8 @@ import (
 	"strings"
 )
 
-// Exit codes shared by every subcommand; docs/cli.md documents them.
+// Exit codes shared by every subcommand; README.md (Exit codes) documents
+// them.
 const (
 	// ExitOK means the command did what was asked.
 	ExitOK = 0
@@ -167,7 +168,9 @@ func find(cmds []Command, name string) Command {
 
 func topUsage(cmds []Command) string {
 	var b strings.Builder
-	b.WriteString(`acp-lsp gives ACP coding agents language-server intelligence.
+	b.WriteString(`acp-lsp gives ACP coding agents language-server intelligence: it runs
+between an editor and an agent and gives every agent session an lsp tool
+answered by real language servers.
 
 Usage:
   acp-lsp [flags] -- AGENT [ARGS...]   run AGENT behind acp-lsp (wrapper mode)
@@ -181,8 +184,14 @@ Commands:
 		fmt.Fprintf(&b, "  %-12s %s\n", c.Name(), c.Synopsis())
 	}
 	b.WriteString(`
-Run 'acp-lsp COMMAND -h' for a command's flags and examples.
-Exit codes: 0 success, 1 failure, 2 usage or configuration error.
+Start here:
+  acp-lsp demo                 see it work: a scripted agent asks gopls about a sample
+  acp-lsp doctor               which language servers this folder needs, and whether they run
+  acp-lsp -- opencode acp      the command line to give your editor as its agent
+
+Run 'acp-lsp COMMAND -h' or 'acp-lsp help COMMAND' for a command's flags and examples.
+Exit codes: 0 success, 1 failure (a failed check or step, the agent failed or
+the connection broke), 2 wrong command line or configuration.
 `)
 	return b.String()
 }
