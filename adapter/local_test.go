@@ -1,0 +1,159 @@
+package adapter
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// call sends a request from the agent side and returns its answer;
+// notifications arriving meanwhile are collected in notes.
+func (tc *testChain) call(t *testing.T, id int, method, params string, notes *[]msg) msg {
+	t.Helper()
+	tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	for {
+		m := tc.agent.recv(t)
+		if m.Method == "" && string(m.ID) == fmt.Sprint(id) {
+			return m
+		}
+		if notes != nil {
+			*notes = append(*notes, m)
+		}
+	}
+}
+
+// TestLocalMethods sends every method the component uses (both
+// spellings), reference methods an agent may send itself, and bad
+// requests, straight to the adapter over a chain, answered by a real
+// gopls: results, JSON-RPC error codes, and gopls's diagnostics arriving
+// downstream as native _lsp/publishDiagnostics.
+func TestLocalMethods(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, main := goWorkspace(t)
+	other, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(root, "notes.xyz"), []byte("x"), 0o644))
+	tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, false)
+	tc.initialize(t, "", "")
+	tc.newSession(t, root)
+	uri := edit.URIFromPath(main)
+	var notes []msg
+
+	type check func(t *testing.T, m msg)
+	result := func(wants ...string) check {
+		return func(t *testing.T, m msg) {
+			t.Helper()
+			if m.Error != nil {
+				t.Fatalf("error %+v", m.Error)
+			}
+			for _, w := range wants {
+				if !strings.Contains(string(m.Result), w) {
+					t.Fatalf("result lacks %q: %s", w, m.Result)
+				}
+			}
+		}
+	}
+	rpcErr := func(code int, want string) check {
+		return func(t *testing.T, m msg) {
+			t.Helper()
+			if m.Error == nil || m.Error.Code != code || !strings.Contains(m.Error.Message, want) {
+				t.Fatalf("want error %d %q, got %s", code, want, m.raw)
+			}
+		}
+	}
+	// Line 8 (1-based) is "\tfmt.Println(add(1, 2), add(3))".
+	line8 := strings.Split(brokenGo, "\n")[7]
+	call2 := strings.LastIndex(line8, "add") // 0-based UTF-16 (ASCII)
+	cases := []struct {
+		name, method, params string
+		check                check
+	}{
+		{"diagnosticReport", "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, uri),
+			result(`"verdict":"fresh"`, "not enough arguments in call to add", `"server":"gopls"`)},
+		{"request hover, bare spelling", "lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":4,"character":5}}}`, uri, uri),
+			result("func add(a int, b int) int")},
+		{"request definition", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/definition","params":{"textDocument":{"uri":%q},"position":{"line":7,"character":%d}}}`, uri, uri, call2),
+			result(`"line":4,"character":5`)},
+		{"workspace symbol without uri", "_lsp/request", `{"method":"workspace/symbol","params":{"query":"add"}}`, result(`"name":"add"`)},
+		{"servers for uri", "_lsp/servers", fmt.Sprintf(`{"uri":%q}`, uri), result(`"name":"gopls"`, `"source":"local"`, `"state":"ready"`)},
+		{"status", "lsp/status", `{}`, result(`"name":"gopls"`, `"root":`+mustJSON(root))},
+		{"reference hover", "_lsp/hover", fmt.Sprintf(`{"uri":%q,"line":5,"character":6}`, uri), result(`"contents":"`, "func add(a int, b int) int")},
+		{"reference definition, 1-based", "lsp/definition", fmt.Sprintf(`{"uri":%q,"line":8,"character":%d}`, uri, call2+1),
+			result(fmt.Sprintf(`[{"uri":%q,"range":{"start":{"line":5,"character":6}`, uri))},
+		{"reference references", "_lsp/references", fmt.Sprintf(`{"uri":%q,"line":5,"character":6,"include_declaration":false}`, uri),
+			result(fmt.Sprintf(`"start":{"line":8,"character":%d}`, call2+1))},
+		{"reference diagnostics", "_lsp/diagnostics", fmt.Sprintf(`{"uri":%q}`, uri), result(`"message":"not enough arguments in call to add`, `"start":{"line":8,`)},
+		{"reference document symbols", "_lsp/documentSymbols", fmt.Sprintf(`{"uri":%q}`, uri), result(`"name":"add","kind":12`, `"selection_range"`)},
+		{"reference workspace symbol", "_lsp/workspaceSymbol", `{"query":"main"}`, result(`"name":"main"`)},
+		{"file outside every root", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, edit.URIFromPath(filepath.Join(other, "x.go"))),
+			rpcErr(proxy.CodeInvalidParams, "outside every workspace root")},
+		{"no server for the file type", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, edit.URIFromPath(filepath.Join(root, "notes.xyz"))),
+			rpcErr(proxy.CodeInternalError, "no language server handles this file type")},
+		{"no method", "_lsp/request", `{"uri":"file:///x.go"}`, rpcErr(proxy.CodeInvalidParams, "method is missing")},
+		{"malformed params", "_lsp/request", `[1,2]`, rpcErr(proxy.CodeInvalidParams, "params")},
+		{"not a file uri", "_lsp/hover", `{"uri":"https://example.com/x.go","line":1,"character":1}`, rpcErr(proxy.CodeInvalidParams, "only file://")},
+		{"unknown extension method", "_lsp/frobnicate", `{}`, rpcErr(proxy.CodeMethodNotFound, "_lsp/frobnicate")},
+		{"unknown server", "_lsp/restart", `{"server":"nosuch"}`, rpcErr(proxy.CodeInvalidParams, "nosuch")},
+		{"server method not found", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"acme/unknown","params":{}}`, uri), rpcErr(proxy.CodeMethodNotFound, "acme/unknown")},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.check(t, tc.call(t, 100+i, c.method, c.params, &notes))
+		})
+	}
+	// Restart by name: a new process answers.
+	before := serverPIDs(tc.adapter.Manager())
+	if m := tc.call(t, 400, "_lsp/restart", `{"server":"gopls"}`, &notes); m.Error != nil || string(m.Result) != "null" {
+		t.Errorf("restart: %s", m.raw)
+	}
+	after := serverPIDs(tc.adapter.Manager())
+	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
+		t.Errorf("gopls pids before restart %v, after %v", before, after)
+	}
+	if alive, _ := fakelsp.Alive(before[0]); len(alive) > 0 {
+		t.Errorf("old gopls group still has %v", alive)
+	}
+
+	// What gopls published arrived downstream, native and attributed.
+	found := false
+	for _, n := range notes {
+		if n.Method != lspext.PublishDiagnostics {
+			t.Errorf("agent got %s", n.raw)
+			continue
+		}
+		var p lspext.PublishDiagnosticsParams
+		must(t, json.Unmarshal(n.Params, &p))
+		if p.URI == uri && p.Native && p.Server == "gopls" && strings.Contains(string(p.Diagnostics), "not enough arguments in call to add") &&
+			strings.Contains(string(p.Diagnostics), `"line":7`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no native publishDiagnostics of main.go from gopls among %d notifications", len(notes))
+	}
+
+	// The tool fixes the file and says so: local servers resync, and the
+	// next report is clean and fresh.
+	must(t, os.WriteFile(main, []byte(strings.Replace(brokenGo, "add(3)", "add(3, 4)", 1)), 0o644))
+	tc.agent.send(t, `{"jsonrpc":"2.0","method":"_lsp/filesChanged","params":{"changes":[{"uri":%q,"type":2}]}}`, uri)
+	m := tc.call(t, 500, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, uri), nil)
+	if m.Error != nil || strings.Contains(string(m.Result), "not enough arguments") || !strings.Contains(string(m.Result), `"verdict":"fresh"`) {
+		t.Errorf("after the fix: %s", m.raw)
+	}
+	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
