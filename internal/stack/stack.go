@@ -1,0 +1,166 @@
+// Package stack assembles acp-lsp's LSP feature from the configuration: the
+// adapter (upstream, next to the editor, answering `_lsp/*` through the
+// editor or local language servers) and the component stage (downstream,
+// next to the agent, serving the `lsp` MCP tool and the diagnostics cache),
+// in that order, ready to be placed in a chain by any of the three modes.
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// Options are what Build needs beyond the configuration. The zero value
+// works.
+type Options struct {
+	// Environ is acp-lsp's own environment (os.Environ form) from which
+	// the allowlisted variables reach language servers; nil means
+	// os.Environ().
+	Environ []string
+	// Executable is the acp-lsp binary named in stdio MCP entries; empty
+	// means os.Executable().
+	Executable string
+	// Roots are workspace roots known before any session (each session's
+	// cwd is added when it starts).
+	Roots []string
+}
+
+// Stack is the adapter and the component stage of one chain. Its parts are
+// proxy components with their own concurrency contracts; the Stack itself
+// only orders them and closes them.
+type Stack struct {
+	// Adapter answers `_lsp/*` requests and owns the local servers.
+	Adapter *adapter.Adapter
+	// Stage serves the lsp tool to agent sessions.
+	Stage *component.Stage
+}
+
+// Components returns the stack's chain components, editor side first:
+// the adapter, then the component stage.
+func (s *Stack) Components() []proxy.Component {
+	return []proxy.Component{s.Adapter, s.Stage}
+}
+
+// Close ends the local language servers and the component's listeners. It
+// is safe to call after the chain already stopped the stage, and more than
+// once.
+func (s *Stack) Close() error {
+	return errors.Join(s.Adapter.Close(), s.Stage.Component().Close())
+}
+
+// Build maps cfg onto the adapter, the lsp manager and the component and
+// returns them unstarted (the chain starts them). logger receives every
+// part's logs; nil discards them.
+func Build(cfg config.Config, logger *slog.Logger, opts Options) (*Stack, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ac, err := AdapterConfig(cfg, logger, opts)
+	if err != nil {
+		return nil, err
+	}
+	cc, err := ComponentConfig(cfg, logger, opts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := adapter.New(ac)
+	if err != nil {
+		return nil, fmt.Errorf("build stack: %w", err)
+	}
+	st, err := component.NewStage(cc)
+	if err != nil {
+		a.Close()
+		return nil, fmt.Errorf("build stack: %w", err)
+	}
+	return &Stack{Adapter: a, Stage: st}, nil
+}
+
+// AdapterConfig maps cfg onto the adapter's configuration and the options
+// of its lsp.Manager.
+func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapter.Config, error) {
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	servers, err := cfg.LSPServers(environ)
+	if err != nil {
+		return adapter.Config{}, fmt.Errorf("build stack: %w", err)
+	}
+	idle := cfg.Local.IdleAfter
+	if !cfg.Local.IdleTeardown {
+		idle = -1 // lsp: negative disables idle teardown
+	}
+	return adapter.Config{
+		LSP: lsp.Options{
+			Roots:   opts.Roots,
+			Servers: servers,
+			Timeouts: lsp.Timeouts{
+				Initialize:  lsp.Duration(cfg.Timeouts.Initialize),
+				Request:     lsp.Duration(cfg.Timeouts.Request),
+				Shutdown:    lsp.Duration(cfg.Timeouts.Shutdown),
+				Diagnostics: lsp.Duration(cfg.Diagnostics.WaitBudget),
+				Idle:        lsp.Duration(idle),
+			},
+			MaxRestarts:       cfg.Local.MaxRestarts,
+			WedgeAfter:        cfg.Local.WedgeTimeouts,
+			DiagnosticsSettle: settle(cfg.Diagnostics.SettleWindow),
+			Env:               cfg.BaseEnv(environ),
+			Logger:            logger.With("part", "lsp"),
+		},
+		EditorTimeout:  cfg.Timeouts.Editor,
+		ForwardToAgent: cfg.Editor.ForwardNotifications,
+		NoEditor:       !cfg.Editor.UseLSP,
+		Logger:         logger.With("part", "adapter"),
+	}, nil
+}
+
+// settle keeps a configured zero settle window meaning "no wait" as far as
+// lsp allows: lsp reads zero as its default, so the smallest wait stands in.
+func settle(d time.Duration) time.Duration {
+	if d <= 0 {
+		return time.Nanosecond
+	}
+	return d
+}
+
+// ComponentConfig maps cfg onto the component's configuration.
+func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (component.Config, error) {
+	var tr component.Transport
+	switch cfg.MCP.Transport {
+	case "", "auto":
+		tr = component.TransportAuto
+	case "http":
+		tr = component.TransportHTTP
+	case "stdio":
+		tr = component.TransportStdio
+	default:
+		return component.Config{}, fmt.Errorf("build stack: mcp.transport: unknown transport %q", cfg.MCP.Transport)
+	}
+	mut := cfg.Tool.AllowMutating
+	return component.Config{
+		Transport:  tr,
+		Executable: opts.Executable,
+		AllowMutating: map[string]bool{
+			"rename": mut, "rename_file": mut, "code_actions": mut, "format": mut, "restart": mut,
+			"request": cfg.Tool.AllowRawRequest,
+		},
+		Budget:              cfg.Tool.OutputBudget,
+		DiagnosticsWait:     cfg.Diagnostics.WaitBudget,
+		CacheFiles:          cfg.Diagnostics.CacheFiles,
+		CachePerFile:        cfg.Diagnostics.PerFile,
+		NoDiagnosticsOnSave: !cfg.Diagnostics.RefreshOnSave,
+		NoContextInjection:  !cfg.Diagnostics.InjectContext || cfg.Diagnostics.InjectionBudget == 0,
+		InjectWarnings:      cfg.Diagnostics.IncludeWarnings,
+		InjectBudget:        cfg.Diagnostics.InjectionBudget,
+		Logger:              logger.With("part", "component"),
+	}, nil
+}

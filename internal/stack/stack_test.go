@@ -1,0 +1,304 @@
+package stack
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/lsp"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var discard = slog.New(slog.DiscardHandler)
+
+var environ = []string{"PATH=/bin:/usr/bin", "HOME=/h", "GITHUB_TOKEN=secret", "GOFLAGS=-mod=mod"}
+
+func TestAdapterConfig(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*config.Config)
+		check func(t *testing.T, got lspView)
+	}{
+		{
+			name: "defaults",
+			check: func(t *testing.T, got lspView) {
+				want := lspView{
+					Timeouts: lsp.Timeouts{
+						Initialize:  lsp.Duration(time.Minute),
+						Request:     lsp.Duration(30 * time.Second),
+						Shutdown:    lsp.Duration(5 * time.Second),
+						Diagnostics: lsp.Duration(5 * time.Second),
+						Idle:        lsp.Duration(10 * time.Minute),
+					},
+					MaxRestarts: 5, WedgeAfter: 3, Settle: 250 * time.Millisecond,
+					Env:           []string{"GOFLAGS=-mod=mod", "HOME=/h", "PATH=/bin:/usr/bin"},
+					EditorTimeout: 10 * time.Second,
+					Servers:       names(lsp.DefaultServers()),
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "timeouts and restarts",
+			edit: func(c *config.Config) {
+				c.Timeouts = config.Timeouts{Editor: 2 * time.Second, Request: 3 * time.Second, Initialize: 4 * time.Second, Shutdown: 6 * time.Second}
+				c.Diagnostics.WaitBudget = 7 * time.Second
+				c.Local.MaxRestarts, c.Local.WedgeTimeouts = 2, 9
+				c.Local.IdleAfter = time.Hour
+			},
+			check: func(t *testing.T, got lspView) {
+				want := lsp.Timeouts{
+					Initialize: lsp.Duration(4 * time.Second), Request: lsp.Duration(3 * time.Second),
+					Shutdown: lsp.Duration(6 * time.Second), Diagnostics: lsp.Duration(7 * time.Second),
+					Idle: lsp.Duration(time.Hour),
+				}
+				if diff := cmp.Diff(want, got.Timeouts); diff != "" {
+					t.Errorf("timeouts (-want +got):\n%s", diff)
+				}
+				if got.EditorTimeout != 2*time.Second || got.MaxRestarts != 2 || got.WedgeAfter != 9 {
+					t.Errorf("editor timeout %v, max restarts %d, wedge %d", got.EditorTimeout, got.MaxRestarts, got.WedgeAfter)
+				}
+			},
+		},
+		{
+			name: "idle teardown off is a negative idle",
+			edit: func(c *config.Config) { c.Local.IdleTeardown = false },
+			check: func(t *testing.T, got lspView) {
+				if got.Timeouts.Idle >= 0 {
+					t.Errorf("idle = %v, want negative (off)", time.Duration(got.Timeouts.Idle))
+				}
+			},
+		},
+		{
+			name: "editor off, notifications forwarded",
+			edit: func(c *config.Config) { c.Editor.UseLSP, c.Editor.ForwardNotifications = false, true },
+			check: func(t *testing.T, got lspView) {
+				if !got.NoEditor || !got.Forward {
+					t.Errorf("NoEditor %v Forward %v, want both true", got.NoEditor, got.Forward)
+				}
+			},
+		},
+		{
+			name: "env allowlist",
+			edit: func(c *config.Config) { c.Local.EnvAllowlist = []string{"PATH", "GITHUB_*"} },
+			check: func(t *testing.T, got lspView) {
+				if diff := cmp.Diff([]string{"GITHUB_TOKEN=secret", "PATH=/bin:/usr/bin"}, got.Env); diff != "" {
+					t.Errorf("env (-want +got):\n%s", diff)
+				}
+			},
+		},
+		{
+			name: "servers merged",
+			edit: func(c *config.Config) {
+				c.Servers = map[string]config.Server{
+					"pyright": {Disabled: true},
+					"ruff":    {Command: []string{"ruff", "server"}, Extensions: []string{"py"}},
+				}
+			},
+			check: func(t *testing.T, got lspView) {
+				want := append(names(lsp.DefaultServers()), "ruff")
+				if diff := cmp.Diff(want, got.Servers); diff != "" {
+					t.Errorf("servers (-want +got):\n%s", diff)
+				}
+				if !slices.Contains(got.Disabled, "pyright") {
+					t.Errorf("pyright not disabled: %v", got.Disabled)
+				}
+			},
+		},
+		{
+			name: "zero settle window stays (almost) zero",
+			edit: func(c *config.Config) { c.Diagnostics.SettleWindow = 0 },
+			check: func(t *testing.T, got lspView) {
+				if got.Settle <= 0 || got.Settle > time.Microsecond {
+					t.Errorf("settle = %v, want a token positive wait", got.Settle)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			if tt.edit != nil {
+				tt.edit(&cfg)
+			}
+			ac, err := AdapterConfig(cfg, discard, Options{Environ: environ})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ac.LSP.Logger == nil || ac.Logger == nil {
+				t.Error("loggers not set")
+			}
+			v := lspView{
+				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter,
+				Settle: ac.LSP.DiagnosticsSettle, Env: ac.LSP.Env, EditorTimeout: ac.EditorTimeout,
+				NoEditor: ac.NoEditor, Forward: ac.ForwardToAgent, Servers: names(ac.LSP.Servers),
+			}
+			for _, s := range ac.LSP.Servers {
+				if s.Disabled {
+					v.Disabled = append(v.Disabled, s.Name)
+				}
+			}
+			tt.check(t, v)
+		})
+	}
+}
+
+// lspView is the part of adapter.Config a test compares.
+type lspView struct {
+	Timeouts          lsp.Timeouts
+	MaxRestarts       int
+	WedgeAfter        int
+	Settle            time.Duration
+	Env               []string
+	EditorTimeout     time.Duration
+	NoEditor, Forward bool
+	Servers, Disabled []string
+}
+
+func names(servers []lsp.ServerConfig) []string {
+	var out []string
+	for _, s := range servers {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func TestComponentConfig(t *testing.T) {
+	allOn := map[string]bool{"rename": true, "rename_file": true, "code_actions": true, "format": true, "restart": true, "request": false}
+	tests := []struct {
+		name    string
+		edit    func(*config.Config)
+		want    component.Config
+		wantErr string
+	}{
+		{
+			name: "defaults",
+			want: component.Config{
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000,
+				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+			},
+		},
+		{
+			name: "everything changed",
+			edit: func(c *config.Config) {
+				c.MCP.Transport = "stdio"
+				c.Tool = config.Tool{AllowMutating: false, AllowRawRequest: true, OutputBudget: 999, PageSize: 7}
+				c.Diagnostics = config.Diagnostics{
+					WaitBudget: time.Second, CacheFiles: 5, PerFile: 6, RefreshOnSave: false,
+					InjectContext: false, IncludeWarnings: true, InjectionBudget: 300,
+				}
+			},
+			want: component.Config{
+				Transport: component.TransportStdio,
+				AllowMutating: map[string]bool{
+					"rename": false, "rename_file": false, "code_actions": false, "format": false, "restart": false, "request": true,
+				},
+				Budget: 999, DiagnosticsWait: time.Second, CacheFiles: 5, CachePerFile: 6,
+				NoDiagnosticsOnSave: true, NoContextInjection: true, InjectWarnings: true, InjectBudget: 300,
+			},
+		},
+		{
+			name: "http transport",
+			edit: func(c *config.Config) { c.MCP.Transport = "http" },
+			want: component.Config{
+				Transport: component.TransportHTTP, AllowMutating: allOn, Budget: 20000,
+				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+			},
+		},
+		{
+			name: "a zero injection budget turns injection off",
+			edit: func(c *config.Config) { c.Diagnostics.InjectionBudget = 0 },
+			want: component.Config{
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000,
+				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
+			},
+		},
+		{
+			name:    "unknown transport",
+			edit:    func(c *config.Config) { c.MCP.Transport = "tcp" },
+			wantErr: `mcp.transport: unknown transport "tcp"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			if tt.edit != nil {
+				tt.edit(&cfg)
+			}
+			got, err := ComponentConfig(cfg, discard, Options{Executable: "/x/acp-lsp"})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Logger == nil || got.Executable != "/x/acp-lsp" {
+				t.Errorf("logger %v executable %q", got.Logger, got.Executable)
+			}
+			got.Logger, got.Executable = nil, ""
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBuildOrdersAndCloses(t *testing.T) {
+	s, err := Build(config.Defaults(), nil, Options{Environ: environ, Executable: "/x/acp-lsp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range s.Components() {
+		got = append(got, c.Name())
+	}
+	if diff := cmp.Diff([]string{"adapter", "component"}, got); diff != "" {
+		t.Errorf("chain order (-want +got):\n%s", diff)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second close: %v", err)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*config.Config)
+		want string
+	}{
+		{"new server without command", func(c *config.Config) {
+			c.Servers = map[string]config.Server{"zz": {Extensions: []string{"zz"}}}
+		}, `new server "zz" needs a command`},
+		{"bad transport", func(c *config.Config) { c.MCP.Transport = "carrier-pigeon" }, "carrier-pigeon"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := config.Defaults()
+			tt.edit(&cfg)
+			s, err := Build(cfg, nil, Options{Environ: environ})
+			if err == nil {
+				s.Close()
+				t.Fatal("Build succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
