@@ -1,0 +1,145 @@
+// Package bench is acp-lsp's benchmark report: one command (cmd/acp-lsp-bench,
+// run by scripts/bench.sh) measures acp-lsp against the alternatives in the
+// same run, on the same machine, with the same gopls and the same workspace,
+// and writes the tables and PNG plots of docs/benchmarks.md.
+//
+// The LSP rows ask the same questions of four columns: (a) a bare LSP
+// client talking to gopls directly (BareClient, the floor), (b) acp-lsp's
+// lsp tool through the real chain (adapter and component in process, the
+// MCP go-sdk client over the component's HTTP transport), and (c) the
+// MCP-to-LSP servers cclsp and lsmcp over stdio, driven by the same MCP
+// client. Every answer is checked (the right place, the edit's error), so a
+// fast wrong or stale answer shows as such.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+)
+
+// Options configure Run.
+type Options struct {
+	// Out is the docs folder: Run rewrites the generated section of
+	// Out/benchmarks.md and writes Out/bench/*.png.
+	Out string
+	// Cache holds the fetched module, workspace copies and npm peers
+	// (default .cache/bench at the module root).
+	Cache string
+	// Quick runs few repetitions (a smoke test, figures not for the docs).
+	Quick bool
+	// Groups selects row groups: "lsp", "forward", "scale" (default all).
+	Groups []string
+	// Log receives progress lines (default os.Stderr).
+	Log io.Writer
+}
+
+// Report is everything one run measured.
+type Report struct {
+	Machine  Machine
+	Quick    bool
+	Spec     Spec
+	Files    int
+	LSP      *LSPResult
+	Forward  *ForwardResult
+	Scale    *ScaleResult
+	Errors   []string
+	Duration time.Duration
+}
+
+func (o *Options) wants(g string) bool {
+	if len(o.Groups) == 0 {
+		return true
+	}
+	for _, x := range o.Groups {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}
+
+// Run measures the selected groups and writes the report into Out.
+func Run(ctx context.Context, opts Options) (*Report, error) {
+	if opts.Log == nil {
+		opts.Log = os.Stderr
+	}
+	if opts.Cache == "" {
+		opts.Cache = filepath.Join(peers.ModuleRoot(), ".cache", "bench")
+	}
+	for _, g := range opts.Groups {
+		if g != "lsp" && g != "forward" && g != "scale" {
+			return nil, fmt.Errorf("bench: unknown row group %q (lsp, forward, scale)", g)
+		}
+	}
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(opts.Log, "bench: "+format+"\n", args...)
+	}
+	if err := os.MkdirAll(opts.Cache, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	gopls, err := peers.Find("gopls")
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache}
+	start := time.Now()
+	rep := &Report{Quick: opts.Quick, Spec: DefaultSpec}
+	logf("fetching %s@%s", DefaultSpec.Module, DefaultSpec.Version)
+	w, err := Fetch(ctx, opts.Cache, DefaultSpec, env.Base)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	rep.Files = w.Files
+	runs, coldRuns := 15, 3
+	if opts.Quick {
+		runs, coldRuns = 3, 1
+	}
+	if opts.wants("lsp") {
+		cols := []Column{
+			{Name: "(a) bare LSP client", Start: StartBareSubject},
+			{Name: "(b) acp-lsp lsp tool", Start: StartACPLSP},
+			{Name: "(c) cclsp " + CclspVersion, Start: StartCclsp},
+			{Name: "(c) lsmcp " + LsmcpVersion, Start: StartLsmcp},
+		}
+		rep.LSP, err = lspRuns(ctx, env, w, cols, runs, coldRuns, logf)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "lsp rows: "+err.Error())
+			logf("lsp rows: %v", err)
+		}
+	}
+	if opts.wants("forward") {
+		logf("forwarding rows")
+		rep.Forward, err = forwardRows(ctx, opts.Quick)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "forwarding rows: "+err.Error())
+			logf("forwarding rows: %v", err)
+		}
+	}
+	if opts.wants("scale") {
+		logf("scale rows")
+		rep.Scale, err = scaleRows(ctx, env, w, opts.Quick, logf)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "scale rows: "+err.Error())
+			logf("scale rows: %v", err)
+		}
+	}
+	rep.Machine = DescribeMachine(ctx, env, "")
+	rep.Duration = time.Since(start)
+	if opts.Out != "" {
+		if err := rep.Write(opts.Out); err != nil {
+			return rep, err
+		}
+	}
+	if len(rep.Errors) > 0 {
+		return rep, errors.New("bench: " + strings.Join(rep.Errors, "; "))
+	}
+	return rep, nil
+}

@@ -1,0 +1,291 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// Stack is acp-lsp's chain run in process, editor ⇄ adapter ⇄ component ⇄
+// agent, between a scripted editor (which offers no language servers, so
+// the adapter runs gopls itself) and a scripted agent (which advertises
+// MCP over HTTP and hands the injected server's entry to the bench). Tool
+// calls therefore take the whole path a real agent's do: MCP over HTTP into
+// the component, `_lsp/*` up the chain, the adapter, lsp.Manager, gopls.
+// Its methods are safe for concurrent use.
+type Stack struct {
+	Adapter *adapter.Adapter
+	Stage   *component.Stage
+
+	editor, agent *linePeer
+	cancel        context.CancelFunc
+	done          chan error
+
+	mu      sync.Mutex
+	nextID  int
+	pending map[string]chan rpcMsg
+	entries map[string]mcpEntry // by ACP session id
+	nextSes int
+}
+
+type rpcMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *proxy.Error    `json:"error"`
+}
+
+type mcpEntry struct {
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	URL     string `json:"url"`
+	Headers []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"headers"`
+}
+
+// linePeer is one scripted end of the chain: it writes lines into the
+// chain and reads the lines the chain writes.
+type linePeer struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+	r  *bufio.Reader
+}
+
+func (p *linePeer) send(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err = p.w.Write(append(b, '\n'))
+	return err
+}
+
+func newLinePeer(name string) (*linePeer, *proxy.Stream) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	return &linePeer{w: inW, r: bufio.NewReaderSize(outR, 1<<20)}, proxy.NewStream(inR, outW, proxy.StreamOptions{Name: name})
+}
+
+// StartStack starts the chain and initializes it as an editor would.
+func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (*Stack, error) {
+	a, err := adapter.New(adapter.Config{LSP: lspOpts})
+	if err != nil {
+		return nil, fmt.Errorf("stack: %w", err)
+	}
+	if cc.Executable == "" {
+		cc.Executable = "/nonexistent/acp-lsp" // HTTP entries only: no stdio bridge is started
+	}
+	cc.Transport = component.TransportHTTP
+	st, err := component.NewStage(cc)
+	if err != nil {
+		a.Close()
+		return nil, fmt.Errorf("stack: %w", err)
+	}
+	s := &Stack{Adapter: a, Stage: st, done: make(chan error, 1), pending: map[string]chan rpcMsg{}, entries: map[string]mcpEntry{}}
+	var cep, aep *proxy.Stream
+	s.editor, cep = newLinePeer("editor")
+	s.agent, aep = newLinePeer("agent")
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s.cancel = cancel
+	go func() {
+		s.done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, st}}).Run(cctx)
+	}()
+	go s.editorLoop()
+	go s.agentLoop()
+	_, err = s.call(ctx, "initialize", map[string]any{
+		"protocolVersion":    1,
+		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}},
+	})
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("stack: initialize: %w", err)
+	}
+	return s, nil
+}
+
+// editorLoop reads what the chain sends the editor: answers go to their
+// callers; requests (none expected: the bench never changes files through
+// the tool) get -32601.
+func (s *Stack) editorLoop() {
+	for {
+		line, err := s.editor.r.ReadBytes('\n')
+		if err != nil {
+			s.mu.Lock()
+			for id, ch := range s.pending {
+				close(ch)
+				delete(s.pending, id)
+			}
+			s.mu.Unlock()
+			return
+		}
+		var m rpcMsg
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		switch {
+		case m.Method == "" && m.ID != nil:
+			s.mu.Lock()
+			ch := s.pending[string(m.ID)]
+			delete(s.pending, string(m.ID))
+			s.mu.Unlock()
+			if ch != nil {
+				ch <- m
+			}
+		case m.Method != "" && m.ID != nil:
+			s.editor.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "bench editor: " + m.Method + " not offered"}})
+		}
+	}
+}
+
+// agentLoop plays the agent: it answers initialize (MCP over HTTP
+// supported) and session/new (keeping the injected entry), and refuses
+// everything else.
+func (s *Stack) agentLoop() {
+	for {
+		line, err := s.agent.r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var m rpcMsg
+		if json.Unmarshal(line, &m) != nil || m.ID == nil || m.Method == "" {
+			continue
+		}
+		var result any
+		switch m.Method {
+		case "initialize":
+			result = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": map[string]any{"http": true}}}
+		case "session/new":
+			var p struct {
+				MCPServers []mcpEntry `json:"mcpServers"`
+			}
+			json.Unmarshal(m.Params, &p)
+			s.mu.Lock()
+			s.nextSes++
+			id := "bench-session-" + strconv.Itoa(s.nextSes)
+			for _, e := range p.MCPServers {
+				if e.Type == "http" {
+					s.entries[id] = e
+				}
+			}
+			s.mu.Unlock()
+			result = map[string]any{"sessionId": id}
+		default:
+			s.agent.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "bench agent: " + m.Method}})
+			continue
+		}
+		s.agent.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+	}
+}
+
+// call sends a request from the editor and waits for its answer.
+func (s *Stack) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	s.mu.Lock()
+	s.nextID++
+	id := strconv.Itoa(s.nextID)
+	ch := make(chan rpcMsg, 1)
+	s.pending[id] = ch
+	s.mu.Unlock()
+	if err := s.editor.send(map[string]any{"jsonrpc": "2.0", "id": s.nextIDRaw(id), "method": method, "params": params}); err != nil {
+		return nil, err
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, errors.New("chain ended")
+		}
+		if m.Error != nil {
+			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.pending, id)
+		s.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+func (s *Stack) nextIDRaw(id string) json.RawMessage { return json.RawMessage(id) }
+
+// Notify sends a notification from the editor into the chain.
+func (s *Stack) Notify(method string, params any) error {
+	return s.editor.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+}
+
+// NewSession opens an ACP session on cwd and connects an MCP client to the
+// lsp tool the component injected for it.
+func (s *Stack) NewSession(ctx context.Context, cwd string) (*mcp.ClientSession, error) {
+	res, err := s.call(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+	if err != nil {
+		return nil, fmt.Errorf("stack: session/new: %w", err)
+	}
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(res, &r)
+	s.mu.Lock()
+	e, ok := s.entries[r.SessionID]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
+	}
+	token := ""
+	for _, h := range e.Headers {
+		if strings.EqualFold(h.Name, "Authorization") {
+			token = strings.TrimPrefix(h.Value, "Bearer ")
+		}
+	}
+	return connectHTTP(ctx, e.URL, token)
+}
+
+// Close ends the chain (and gopls with it) and waits.
+func (s *Stack) Close() error {
+	s.editor.w.Close()
+	s.agent.w.Close()
+	s.cancel()
+	var err error
+	select {
+	case err = <-s.done:
+	case <-time.After(30 * time.Second):
+		err = errors.New("stack: chain did not stop within 30s")
+	}
+	s.Adapter.Close()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// StartACPLSP starts column (b): the stack over root, one session, the
+// MCP client connected over HTTP.
+func StartACPLSP(ctx context.Context, env *Env, root string, wsEnv []string) (Subject, error) {
+	st, err := StartStack(ctx, lsp.Options{Env: wsEnv}, component.Config{})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := st.NewSession(ctx, root)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &mcpSubject{name: "acp-lsp", cs: cs, args: acpLSPArgs, closeFn: st.Close}, nil
+}
