@@ -1,0 +1,101 @@
+package adapter
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// TestEditorFaults drives an editor that offers _lsp/hover and then never
+// answers, answers errors, wrong shapes or null, or gets the request
+// cancelled: the agent side always gets an answer with a clear error (or
+// the honest null), in fake time, and nothing hangs or leaks.
+func TestEditorFaults(t *testing.T) {
+	const hoverReq = `{"uri":"file:///w/main.go","method":"textDocument/hover","params":{"textDocument":{"uri":"file:///w/main.go"},"position":{"line":4,"character":5}}}`
+	for _, tt := range []struct {
+		name   string
+		answer func(m msg) reply
+		// cancel sends $/cancel_request right after the request.
+		cancel   bool
+		wantCode int
+		wantMsg  string
+		// wantResult is the raw result when no error is expected.
+		wantResult string
+		// wantAsked are the methods the editor must have been sent.
+		wantAsked []string
+	}{
+		{name: "never answers", answer: func(msg) reply { return reply{silent: true} },
+			wantCode: proxy.CodeInternalError, wantMsg: "the editor did not answer _lsp/hover within 10s",
+			wantAsked: []string{"_lsp/hover", proxy.MethodCancelRequest}},
+		{name: "error", answer: func(msg) reply { return reply{code: -32603, msg: "boom"} },
+			wantCode: proxy.CodeInternalError, wantMsg: "editor answered _lsp/hover: boom", wantAsked: []string{"_lsp/hover"}},
+		{name: "content modified kept", answer: func(msg) reply { return reply{code: -32801, msg: "modified"} },
+			wantCode: -32801, wantMsg: "modified", wantAsked: []string{"_lsp/hover"}},
+		{name: "wrong shape: number contents", answer: func(msg) reply { return reply{result: `{"contents":5}`} },
+			wantCode: proxy.CodeInternalError, wantMsg: "the editor answered _lsp/hover with a malformed result", wantAsked: []string{"_lsp/hover"}},
+		{name: "wrong shape: string", answer: func(msg) reply { return reply{result: `"hello"`} },
+			wantCode: proxy.CodeInternalError, wantMsg: "malformed result", wantAsked: []string{"_lsp/hover"}},
+		{name: "null twice is an honest null", answer: func(msg) reply { return reply{result: `null`} },
+			wantResult: "null", wantAsked: []string{"_lsp/hover", "lsp/hover"}},
+		{name: "method not found twice, no local servers", answer: func(msg) reply { return reply{code: -32601, msg: "nope"} },
+			wantCode: proxy.CodeMethodNotFound, wantMsg: "local language servers are turned off", wantAsked: []string{"_lsp/hover", "lsp/hover"}},
+		{name: "cancelled by the asker", answer: func(msg) reply { return reply{silent: true} }, cancel: true,
+			wantCode: proxy.CodeRequestCancelled, wantMsg: "cancelled", wantAsked: []string{"_lsp/hover", proxy.MethodCancelRequest}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tc := startChain(t, Config{NoLocal: true}, false)
+				tc.initialize(t, `{"lsp":{"methods":["_lsp/hover"]}}`, "")
+				late := make(chan msg, 4)
+				se := tc.runEditor(func(m msg) reply {
+					r := tt.answer(m)
+					if r.silent {
+						late <- m
+					}
+					return r
+				})
+				start := time.Now()
+				tc.agent.send(t, `{"jsonrpc":"2.0","id":7,"method":"_lsp/request","params":%s}`, hoverReq)
+				if tt.cancel {
+					synctest.Wait()
+					tc.agent.send(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}`)
+				}
+				m := tc.agent.recv(t)
+				if string(m.ID) != "7" {
+					t.Fatalf("agent got %s", m.raw)
+				}
+				if tt.wantResult != "" {
+					if m.Error != nil || string(m.Result) != tt.wantResult {
+						t.Errorf("got %s, want result %s", m.raw, tt.wantResult)
+					}
+				} else if m.Error == nil || m.Error.Code != tt.wantCode || !strings.Contains(m.Error.Message, tt.wantMsg) {
+					t.Errorf("got %s, want error %d %q", m.raw, tt.wantCode, tt.wantMsg)
+				}
+				if tt.name == "never answers" && time.Since(start) != 10*time.Second {
+					t.Errorf("answered after %s, want the 10s editor timeout", time.Since(start))
+				}
+				// A late answer is dropped; the chain keeps serving.
+				select {
+				case lm := <-late:
+					fmt.Fprintf(tc.editor.w, `{"jsonrpc":"2.0","id":%s,"result":{"contents":"late"}}`+"\n", lm.ID)
+				default:
+				}
+				tc.agent.send(t, `{"jsonrpc":"2.0","id":8,"method":"_lsp/status","params":{}}`)
+				if m := tc.agent.recv(t); string(m.ID) != "8" || m.Error != nil || !strings.Contains(string(m.Result), `"servers"`) {
+					t.Errorf("after the fault the agent got %s", m.raw)
+				}
+				synctest.Wait()
+				got := se.methods()
+				if fmt.Sprint(got) != fmt.Sprint(tt.wantAsked) {
+					t.Errorf("editor was sent %v, want %v", got, tt.wantAsked)
+				}
+				tc.cancel()
+				<-se.done
+			})
+		})
+	}
+}
