@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -250,18 +251,35 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 			params["previousResultId"] = prev.resultID
 		}
 		raw, _ := encode(params)
-		res, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
-		if err != nil {
-			return s.failVerdict(p, fd, err)
-		}
-		var rep struct {
-			Kind     string          `json:"kind"`
-			ResultID string          `json:"resultId"`
-			Items    json.RawMessage `json:"items"`
-		}
-		if err := decode(res, &rep); err != nil {
-			fd.Verdict, fd.Detail = Failed, err.Error()
-			return fd
+		var rep pullReport
+		reasks := 0
+		for {
+			mark := p.mark()
+			res, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
+			if err != nil {
+				return s.failVerdict(p, fd, err)
+			}
+			rep = pullReport{}
+			if err := decode(res, &rep); err != nil {
+				fd.Verdict, fd.Detail = Failed, err.Error()
+				return fd
+			}
+			if rep.Kind == "unchanged" || !isEmptyResult(rep.Items) {
+				break
+			}
+			// An empty report from a loading server is not "no
+			// diagnostics": wait for the load to end and pull again.
+			again, err := s.afterEmpty(ctx, p, "textDocument/diagnostic", mark, &reasks)
+			if err != nil {
+				fd = s.failVerdict(p, fd, err)
+				if ie := (*IndexingError)(nil); errors.As(err, &ie) {
+					fd.Detail = fmt.Sprintf("%s is still loading (%s) and reported nothing yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(ie.Work, ", "))
+				}
+				return fd
+			}
+			if !again {
+				break
+			}
 		}
 		items := rep.Items
 		if rep.Kind == "unchanged" {
@@ -283,6 +301,13 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 	fd.Diagnostics = concatArrays(all)
 	fd.Verdict = Fresh
 	return fd
+}
+
+// pullReport is a document diagnostic report (full or unchanged).
+type pullReport struct {
+	Kind     string          `json:"kind"`
+	ResultID string          `json:"resultId"`
+	Items    json.RawMessage `json:"items"`
 }
 
 func concatArrays(arrs []json.RawMessage) json.RawMessage {

@@ -167,14 +167,57 @@ func (p *proc) openPaths() []string {
 	return out
 }
 
-// saved sends didSave for an open document after syncing it.
+// saved syncs path and sends didSave if the server asked for it
+// (textDocumentSync.save, or a dynamic registration of didSave), with the
+// text when it asked for that (includeText): servers that wanted the text
+// and did not get it ignore the save.
 func (p *proc) saved(path string) error {
 	d, err := p.sync(path)
 	if err != nil {
 		return err
 	}
+	kind := p.saveKind
+	for _, r := range p.dynamic("textDocument/didSave") {
+		kind = max(kind, saveNotify)
+		var opt struct {
+			IncludeText bool `json:"includeText"`
+		}
+		if len(r.RegisterOptions) > 0 && decode(r.RegisterOptions, &opt) == nil && opt.IncludeText {
+			kind = saveWithText
+		}
+	}
+	if kind == saveNone {
+		return nil
+	}
 	uj, _ := encode(d.uri)
-	return p.notify("textDocument/didSave", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+	params := `{"textDocument":{"uri":` + string(uj) + `}`
+	if kind == saveWithText {
+		tj, err := encode(d.text.Text())
+		if err != nil {
+			return fmt.Errorf("save %s: %w", path, err)
+		}
+		params += `,"text":` + string(tj)
+	}
+	return p.notify("textDocument/didSave", json.RawMessage(params+`}`))
+}
+
+// parseSave reads textDocumentSync.save from the server's capabilities:
+// absent (or the legacy number form) means no didSave; true or an object
+// means didSave, with the text when includeText is set.
+func parseSave(raw json.RawMessage) saveKind {
+	var sync struct {
+		Save json.RawMessage `json:"save"`
+	}
+	if !present(raw) || raw[0] != '{' || decode(raw, &sync) != nil || !present(sync.Save) {
+		return saveNone
+	}
+	var opt struct {
+		IncludeText bool `json:"includeText"`
+	}
+	if sync.Save[0] == '{' && decode(sync.Save, &opt) == nil && opt.IncludeText {
+		return saveWithText
+	}
+	return saveNotify
 }
 
 // watched sends workspace/didChangeWatchedFiles for paths, resyncing the

@@ -328,7 +328,7 @@ func TestFaultWedgedByTimeouts(t *testing.T) {
 // an IndexingError and diagnostics have the Indexing verdict, never an
 // empty "fresh" list or a plain timeout.
 func TestFaultIndexing(t *testing.T) {
-	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPush} {
+	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPush, fakelsp.DiagPull, fakelsp.DiagDynamic} {
 		t.Run(string(mode), func(t *testing.T) {
 			e := newFaultEnv(t, fakelsp.Script{Diagnostics: mode,
 				Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, func(o *Options) {

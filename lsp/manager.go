@@ -77,6 +77,10 @@ type Manager struct {
 	subs    map[int]chan DiagnosticsEvent
 	subID   int
 	closed  bool
+
+	// now is the clock of the restart policy; tests move it past a
+	// restart window instead of waiting. Set before any process starts.
+	now func() time.Time
 }
 
 // NewManager returns a Manager; it starts no process.
@@ -106,7 +110,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, routes: map[string]routeEntry{}, subs: map[int]chan DiagnosticsEvent{}}
+	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, routes: map[string]routeEntry{}, subs: map[int]chan DiagnosticsEvent{}, now: time.Now}
 	for _, r := range opts.Roots {
 		if err := m.AddRoot(r); err != nil {
 			return nil, err

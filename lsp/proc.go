@@ -63,11 +63,30 @@ type proc struct {
 	docs       map[string]*document // by path
 	progress   map[string]string    // active work-done tokens → title
 	idleCh     chan struct{}        // closed when progress becomes empty
+	begins     uint64               // $/progress begins seen, for progressMark
 	dynRegs    map[string]Registration
 	diags      diagStore
 	timeouts   int // consecutive request timeouts
 	refreshGen uint64
+	// lost says why the connection is unusable although the process may
+	// still run (protocol violation, wedge); first cause wins.
+	lost error
+	// wsPrev keeps the last workspace/diagnostic report per identifier
+	// and URI, for previousResultIds and "unchanged" answers.
+	wsPrev map[string]map[string]pullState
+	// saveKind is what didSave the server asked for at initialize.
+	saveKind saveKind
 }
+
+// saveKind is a server's textDocumentSync.save: whether to send didSave
+// and with the text or not.
+type saveKind int
+
+const (
+	saveNone saveKind = iota
+	saveNotify
+	saveWithText
+)
 
 // serverCaps is the part of ServerCapabilities the client acts on.
 type serverCaps struct {
@@ -192,10 +211,12 @@ func startProc(s *server) (*proc, error) {
 	}()
 	p.pid = cmd.Process.Pid
 	stream := jsonrpc2.NewBufferedStream(&pipes{r: outR, w: inW, timeout: s.tm.Write.d(), onWedge: func() {
-		p.log.Warn("server stopped reading its input; killing it as wedged", "server", cfg.Name, "pid", p.pid)
-		p.srv.noteError(fmt.Errorf("server %s wedged: stopped reading its input for %s", cfg.Name, s.tm.Write.d()))
-		p.kill()
-	}}, jsonrpc2.VSCodeObjectCodec{})
+		err := fmt.Errorf("%w: server %s wedged: it stopped reading its input for %s", ErrTimeout, cfg.Name, s.tm.Write.d())
+		p.loseConn(err)
+		// Out of rotation first, so no request is sent to it, then the
+		// group is killed, which fails the blocked write.
+		p.srv.recycle(p, err)
+	}}, frameCodec{onError: p.protocolError})
 	p.conn = jsonrpc2.NewConn(context.Background(), stream, p,
 		jsonrpc2.SetLogger(slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)))
 	go p.wait(outR)
@@ -217,6 +238,9 @@ func (p *proc) wait(outR io.Closer) {
 	// sees the server's new state.
 	if !p.closing.Load() {
 		msg := fmt.Sprintf("server %s exited unexpectedly: %v", p.srv.cfg.Name, err)
+		if lost := p.lostErr(); lost != nil {
+			msg = fmt.Sprintf("server %s killed: %v", p.srv.cfg.Name, lost)
+		}
 		if tail := p.stderr.String(); tail != "" {
 			msg += "; stderr: " + lastLine(tail)
 		}
@@ -235,6 +259,45 @@ func lastLine(s string) string {
 
 // kill ends the whole process group at once.
 func (p *proc) kill() { _ = syscall.Kill(-p.pid, syscall.SIGKILL) }
+
+// loseConn records why the connection is unusable (first cause wins).
+func (p *proc) loseConn(err error) {
+	p.mu.Lock()
+	if p.lost == nil {
+		p.lost = err
+	}
+	p.mu.Unlock()
+}
+
+func (p *proc) lostErr() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.lost
+}
+
+// protocolError is called by the frame reader, in the read loop, when the
+// server wrote bytes that are not LSP. The connection closes after it; a
+// server that wrote garbage cannot be trusted with the next message
+// either, so its group is killed now (a crash: it counts towards the
+// restart limit) rather than when someone next needs it.
+func (p *proc) protocolError(err error) {
+	err = fmt.Errorf("server %s: %w", p.srv.cfg.Name, err)
+	p.log.Warn("language server broke the protocol; killing it", "server", p.srv.cfg.Name, "pid", p.pid, "err", err)
+	p.loseConn(err)
+	p.srv.noteError(err)
+	p.kill()
+}
+
+// disconnected reports whether the connection is gone (the process may
+// not have been reaped yet).
+func (p *proc) disconnected() bool {
+	select {
+	case <-p.conn.DisconnectNotify():
+		return true
+	default:
+		return false
+	}
+}
 
 // exited reports whether the process is gone.
 func (p *proc) exited() bool {
@@ -276,7 +339,17 @@ func (p *proc) connErr(method string, err error) error {
 	if errors.As(err, &rpcErr) {
 		return &ResponseError{Method: method, Code: rpcErr.Code, Message: rpcErr.Message, Data: rawData(rpcErr.Data)}
 	}
-	if p.exited() || errors.Is(err, jsonrpc2.ErrClosed) {
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		// jsonrpc2 fails pending calls just before it marks the connection
+		// disconnected, in the same critical section: wait for the mark so
+		// that whoever sees this error also sees the connection gone
+		// (ensure then replaces the process instead of reusing it).
+		<-p.conn.DisconnectNotify()
+	}
+	if lost := p.lostErr(); lost != nil {
+		return fmt.Errorf("%s: %w", method, lost)
+	}
+	if p.exited() || p.disconnected() || errors.Is(err, jsonrpc2.ErrClosed) {
 		return fmt.Errorf("%s: %w", method, ErrServerExited)
 	}
 	return fmt.Errorf("%s: %w", method, err)
@@ -364,6 +437,7 @@ func (p *proc) onProgress(params json.RawMessage) {
 	defer p.mu.Unlock()
 	switch m.Value.Kind {
 	case "begin":
+		p.begins++
 		if len(p.progress) == 0 {
 			p.idleCh = make(chan struct{})
 		}
@@ -378,6 +452,29 @@ func (p *proc) onProgress(params json.RawMessage) {
 			p.idleCh = nil
 		}
 	}
+}
+
+// progressMark is what a request saw of the server's work when it went
+// out: an empty answer is suspect if work was in progress then or began
+// before the answer arrived (the read loop handles messages in wire order,
+// so a begin sent before the answer has been counted by the time the
+// caller looks).
+type progressMark struct {
+	begins uint64
+	busy   bool
+}
+
+func (p *proc) mark() progressMark {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return progressMark{begins: p.begins, busy: len(p.progress) > 0}
+}
+
+// busySince reports whether the server was busy at m or began work since.
+func (p *proc) busySince(m progressMark) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return m.busy || p.begins > m.begins
 }
 
 // busy returns the titles of the work in progress and a channel closed
@@ -527,6 +624,7 @@ func (p *proc) initialize(ctx context.Context) error {
 	if enc, err := position.ParseEncoding(p.caps.PositionEncoding); err == nil {
 		p.enc = enc
 	}
+	p.saveKind = parseSave(p.caps.TextDocumentSync)
 	if err := p.notify("initialized", json.RawMessage("{}")); err != nil {
 		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
 	}

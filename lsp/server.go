@@ -46,6 +46,10 @@ var (
 	// ErrCircuitOpen: the server crashed too often and is not restarted
 	// until its restart window passes.
 	ErrCircuitOpen = errors.New("language server crashed too often; not restarting for now")
+	// ErrProtocol: the server wrote output that is not LSP (a stray print
+	// on stdout, a broken frame); it was killed and is restarted on next
+	// use.
+	ErrProtocol = errors.New("language server broke the LSP protocol")
 )
 
 // MissingServerError names a server whose program is not installed.
@@ -118,7 +122,10 @@ func (s *server) noteError(err error) {
 }
 
 // ensure returns the running process, starting it (once, shared by
-// concurrent callers) when needed.
+// concurrent callers) when needed. A process whose connection is gone is
+// never returned: it is killed and reaped first, so its crash is recorded
+// and a new one started (with the restart backoff and circuit breaker)
+// instead of sending into a dead connection.
 func (s *server) ensure(ctx context.Context) (*proc, error) {
 	s.mu.Lock()
 	for {
@@ -126,10 +133,33 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 			s.mu.Unlock()
 			return nil, ErrClosed
 		}
-		if s.cur != nil && !s.cur.exited() {
-			p := s.cur
-			s.mu.Unlock()
-			return p, nil
+		if p := s.cur; p != nil {
+			if !p.exited() && !p.disconnected() {
+				s.mu.Unlock()
+				return p, nil
+			}
+			if !p.exited() {
+				// The connection closed before the process was reaped
+				// (it crashed or broke the protocol just now).
+				s.mu.Unlock()
+				p.kill()
+				select {
+				case <-p.done:
+				case <-ctx.Done():
+					return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+				}
+				s.mu.Lock()
+				continue
+			}
+			if s.cur == p {
+				// It died before it became current, so nobody recorded it.
+				s.cur = nil
+				s.dead = append(s.dead, p)
+				s.state = StateCrashed
+				s.crashes = append(s.crashes, s.mgr.now())
+				s.reopen = p.openPaths()
+			}
+			continue
 		}
 		if s.starting == nil {
 			break
@@ -148,24 +178,16 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 			return nil, err
 		}
 	}
-	now := time.Now()
+	now := s.mgr.now()
 	window := s.mgr.opts.RestartWindow
-	recent := s.crashes[:0]
-	for _, t := range s.crashes {
-		if now.Sub(t) < window {
-			recent = append(recent, t)
-		}
-	}
+	delay, recent, open := restartDelay(s.crashes, now, window, s.mgr.opts.MaxRestarts)
 	s.crashes = recent
-	if len(recent) > s.mgr.opts.MaxRestarts {
+	if open {
 		s.state = StateBroken
-		err := fmt.Errorf("%s (%d crashes within %s, last: %v): %w", s.cfg.Name, len(recent), window, s.lastErr, ErrCircuitOpen)
+		err := fmt.Errorf("%s (%d crashes within %s, last: %v; next try after %s): %w", s.cfg.Name, len(recent), window,
+			s.lastErr, recent[0].Add(window).Sub(now).Round(time.Second), ErrCircuitOpen)
 		s.mu.Unlock()
 		return nil, err
-	}
-	var delay time.Duration
-	if n := len(recent); n > 0 {
-		delay = min(100*time.Millisecond<<(n-1), 10*time.Second) - now.Sub(recent[n-1])
 	}
 	s.starting = make(chan struct{})
 	s.state = StateStarting
@@ -184,7 +206,7 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 			s.state = StateMissing
 		} else {
 			s.state = StateCrashed
-			s.crashes = append(s.crashes, time.Now())
+			s.crashes = append(s.crashes, s.mgr.now())
 		}
 		s.lastErr = err
 		s.reopen = reopen
@@ -203,6 +225,29 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 	}
 	s.mu.Unlock()
 	return p, nil
+}
+
+// restartDelay applies the restart policy to a crash history: the crashes
+// still inside window, whether they are too many (more than maxRestarts:
+// the circuit is open), and otherwise how long to wait before the next
+// start: 100ms doubling per recent crash, at most 10s, counted from the
+// last crash.
+func restartDelay(crashes []time.Time, now time.Time, window time.Duration, maxRestarts int) (time.Duration, []time.Time, bool) {
+	var recent []time.Time
+	for _, t := range crashes {
+		if now.Sub(t) < window {
+			recent = append(recent, t)
+		}
+	}
+	n := len(recent)
+	if n > maxRestarts {
+		return 0, recent, true
+	}
+	if n == 0 {
+		return 0, recent, false
+	}
+	backoff := min(100*time.Millisecond<<min(n-1, 16), 10*time.Second)
+	return max(backoff-now.Sub(recent[n-1]), 0), recent, false
 }
 
 func (s *server) start(ctx context.Context, delay time.Duration, reopen []string) (*proc, error) {
@@ -250,26 +295,27 @@ func (s *server) crashed(p *proc, err error) {
 	s.dead = append(s.dead, p)
 	s.state = StateCrashed
 	s.lastErr = err
-	s.crashes = append(s.crashes, time.Now())
+	s.crashes = append(s.crashes, s.mgr.now())
 	s.reopen = p.openPaths()
 }
 
-// recycle kills a wedged process; the next use starts a fresh one.
-func (s *server) recycle(p *proc, why string) {
+// recycle takes a wedged process out of rotation (no request is sent to
+// it any more) and then kills its group; the next use starts a fresh one
+// with the documents reopened. A process that is not current (it wedged
+// while starting) is only killed.
+func (s *server) recycle(p *proc, why error) {
 	s.mu.Lock()
-	if s.cur != p {
-		s.mu.Unlock()
-		return
+	if s.cur == p {
+		s.cur = nil
+		s.dead = append(s.dead, p)
+		s.state = StateCrashed
+		s.lastErr = fmt.Errorf("%s recycled: %w", s.cfg.Name, why)
+		s.crashes = append(s.crashes, s.mgr.now())
+		s.reopen = p.openPaths()
+		p.closing.Store(true) // recorded here, not as a crash by wait
 	}
-	s.cur = nil
-	s.dead = append(s.dead, p)
-	s.state = StateCrashed
-	s.lastErr = fmt.Errorf("%s recycled: %s", s.cfg.Name, why)
-	s.crashes = append(s.crashes, time.Now())
-	s.reopen = p.openPaths()
 	s.mu.Unlock()
 	s.log.Warn("recycling language server", "server", s.cfg.Name, "pid", p.pid, "why", why)
-	p.closing.Store(true)
 	p.kill()
 }
 
@@ -355,22 +401,20 @@ func (s *server) close(ctx context.Context) {
 // the result are in the server's encoding.
 func (s *server) call(ctx context.Context, p *proc, d document, method string, params json.RawMessage) (json.RawMessage, error) {
 	backoff := 20 * time.Millisecond
+	reasks := 0
 	for attempt := 0; ; attempt++ {
+		mark := p.mark()
 		raw, err := p.call(ctx, method, params)
 		if err == nil {
 			p.mu.Lock()
 			p.timeouts = 0
 			p.mu.Unlock()
 			if isEmptyResult(raw) && method != "shutdown" {
-				if titles, idle := p.busy(); idle != nil {
-					select {
-					case <-idle:
-						continue
-					case <-ctx.Done():
-						return nil, &IndexingError{Server: s.cfg.Name, Work: titles}
-					case <-p.done:
-						return nil, fmt.Errorf("%s: %w", method, ErrServerExited)
+				if again, err := s.afterEmpty(ctx, p, method, mark, &reasks); again || err != nil {
+					if err != nil {
+						return nil, err
 					}
+					continue
 				}
 			}
 			return raw, nil
@@ -402,11 +446,37 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			n := p.timeouts
 			p.mu.Unlock()
 			if n >= s.mgr.opts.WedgeAfter {
-				s.recycle(p, fmt.Sprintf("%d requests in a row timed out", n))
+				s.recycle(p, fmt.Errorf("%w: %d requests in a row timed out", ErrTimeout, n))
 			}
 			return nil, fmt.Errorf("%s %s: %w (%w)", s.cfg.Name, method, ErrTimeout, err)
 		}
 		return nil, err
+	}
+}
+
+// afterEmpty decides what an empty answer means. While the server reports
+// work in progress it waits for the work to end and says to ask again (or
+// returns an *IndexingError when ctx ends first); when the server was busy
+// as the request went out, or began work before answering, but is idle
+// now, the answer may predate the end of loading, so it says to ask again
+// at once (a few times: a server that begins work for every request must
+// not loop us). Otherwise the empty answer stands.
+func (s *server) afterEmpty(ctx context.Context, p *proc, method string, mark progressMark, reasks *int) (bool, error) {
+	titles, idle := p.busy()
+	if idle == nil {
+		if p.busySince(mark) && *reasks < 3 {
+			*reasks++
+			return true, nil
+		}
+		return false, nil
+	}
+	select {
+	case <-idle:
+		return true, nil
+	case <-ctx.Done():
+		return false, &IndexingError{Server: s.cfg.Name, Work: titles}
+	case <-p.done:
+		return false, fmt.Errorf("%s: %w", method, ErrServerExited)
 	}
 }
 

@@ -3,8 +3,14 @@ package fakelsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -19,6 +25,11 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		s.shutdown = true
 		s.mu.Unlock()
 		return nil, 0, ""
+	case "workspace/diagnostic":
+		if !s.script.WorkspaceDiagnostics {
+			return nil, CodeMethodNotFound, "fakelsp: workspace diagnostics not offered"
+		}
+		return s.workspaceDiagnostics(), 0, ""
 	}
 	var p struct {
 		TextDocument struct {
@@ -93,6 +104,70 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 	}
 }
 
+// workspaceDiagnostics answers workspace/diagnostic: a full report for
+// every *.fk file under the workspace folders.
+func (s *Server) workspaceDiagnostics() any {
+	s.mu.Lock()
+	folders, enc := s.folders, s.enc
+	open := map[string]document{}
+	for u, d := range s.docs {
+		open[u] = *d
+	}
+	s.mu.Unlock()
+	items := []any{}
+	for _, f := range folders {
+		root, err := pathOf(f)
+		if err != nil {
+			continue
+		}
+		var uris []string
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".fk") {
+				uris = append(uris, (&url.URL{Scheme: "file", Path: p}).String())
+			}
+			return nil
+		})
+		slices.Sort(uris)
+		for _, u := range uris {
+			item := map[string]any{"uri": u, "kind": "full", "version": nil}
+			text := ""
+			if d, ok := open[u]; ok {
+				text = d.text
+				item["version"] = d.version
+			} else {
+				p, _ := pathOf(u)
+				b, err := os.ReadFile(p)
+				if err != nil {
+					continue
+				}
+				text = string(b)
+			}
+			item["items"] = orEmpty(diagnosticsFor(enc, text))
+			items = append(items, item)
+		}
+	}
+	return map[string]any{"items": items}
+}
+
+func orEmpty(d []diagnostic) []diagnostic {
+	if d == nil {
+		return []diagnostic{}
+	}
+	return d
+}
+
+// pathOf returns the file path of a file: URI.
+func pathOf(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme != "file" {
+		return "", errors.New("fakelsp: not a file URI: " + uri)
+	}
+	return u.Path, nil
+}
+
 // pulls reports whether textDocument/diagnostic is offered; s.mu held.
 func (s *Server) pulls() bool {
 	switch s.script.Diagnostics {
@@ -101,7 +176,7 @@ func (s *Server) pulls() bool {
 	case DiagDynamic:
 		return s.pullOK
 	}
-	return false
+	return s.script.WorkspaceDiagnostics
 }
 
 func (s *Server) initialize(params json.RawMessage) any {
@@ -111,8 +186,22 @@ func (s *Server) initialize(params json.RawMessage) any {
 				PositionEncodings []string `json:"positionEncodings"`
 			} `json:"general"`
 		} `json:"capabilities"`
+		RootURI          string `json:"rootUri"`
+		WorkspaceFolders []struct {
+			URI string `json:"uri"`
+		} `json:"workspaceFolders"`
 	}
 	json.Unmarshal(params, &p)
+	var folders []string
+	for _, f := range p.WorkspaceFolders {
+		folders = append(folders, f.URI)
+	}
+	if len(folders) == 0 && p.RootURI != "" {
+		folders = []string{p.RootURI}
+	}
+	s.mu.Lock()
+	s.folders = folders
+	s.mu.Unlock()
 	enc := "utf-16"
 	if want := s.script.PositionEncoding; want != "" && slices.Contains(p.Capabilities.General.PositionEncodings, want) {
 		enc = want
@@ -125,14 +214,16 @@ func (s *Server) initialize(params json.RawMessage) any {
 		"textDocumentSync": map[string]any{
 			"openClose": true,
 			"change":    1,
-			"save":      map[string]any{"includeText": false},
+			"save":      map[string]any{"includeText": s.script.SaveIncludeText},
 		},
 		"hoverProvider":          true,
 		"definitionProvider":     true,
 		"documentSymbolProvider": true,
 	}
-	switch s.script.Diagnostics {
-	case DiagPull, DiagBoth:
+	switch {
+	case s.script.WorkspaceDiagnostics:
+		caps["diagnosticProvider"] = map[string]any{"identifier": "fakelsp", "interFileDependencies": false, "workspaceDiagnostics": true}
+	case s.script.Diagnostics == DiagPull, s.script.Diagnostics == DiagBoth:
 		caps["diagnosticProvider"] = map[string]any{"identifier": "fakelsp", "interFileDependencies": false, "workspaceDiagnostics": false}
 	}
 	return map[string]any{

@@ -56,6 +56,17 @@ type Script struct {
 	// closing and SIGTERM: only SIGKILL (or, in process, Close) ends it.
 	RefuseExit bool `json:"refuseExit,omitempty"`
 
+	// SaveIncludeText asks the client to send the document text with
+	// didSave (textDocumentSync.save.includeText).
+	SaveIncludeText bool `json:"saveIncludeText,omitempty"`
+
+	// WorkspaceDiagnostics offers pull diagnostics with
+	// workspaceDiagnostics: workspace/diagnostic reports every *.fk file
+	// under the workspace folders, open or not (open documents with their
+	// version and current text, the others as read from disk). It implies
+	// pull diagnostics (DiagPull) unless Diagnostics says DiagBoth.
+	WorkspaceDiagnostics bool `json:"workspaceDiagnostics,omitempty"`
+
 	// Grandchild makes the subprocess start a child of its own in the same
 	// process group that sleeps until killed, so tests can prove the
 	// client ends the whole group. Ignored in process.
@@ -171,6 +182,11 @@ type Indexing struct {
 	// (servers do this). Every request the client sends after initialized
 	// then lands inside the window, so a subprocess test is deterministic.
 	Eager bool `json:"eager,omitempty"`
+	// EndAfter ends indexing right after the server answered the first
+	// request for this method (while indexing, so with an empty answer):
+	// a subprocess test gets an empty answer inside the window and the
+	// window's end after it, deterministically.
+	EndAfter string `json:"endAfter,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s".

@@ -62,6 +62,7 @@ type Server struct {
 	shutdown bool
 	indexing bool
 	pullOK   bool                     // pull diagnostics registered (dynamic)
+	folders  []string                 // workspace folder URIs from initialize
 	cancels  map[string]chan struct{} // pending delayed requests by id
 	answers  map[string]chan Message  // server→client requests by id
 	nextID   int
@@ -393,7 +394,11 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		}
 	}
 	if b.Delay <= 0 {
-		return answer()
+		err := answer()
+		if ix := s.script.Indexing; ix != nil && ix.EndAfter == m.Method {
+			s.EndIndexing()
+		}
+		return err
 	}
 	cancelled := make(chan struct{})
 	if !b.IgnoreCancel {
@@ -483,6 +488,9 @@ func (s *Server) publish(uri string, version int, diags []diagnostic) error {
 
 func (s *Server) pushes() bool {
 	d := s.script.Diagnostics
+	if s.script.WorkspaceDiagnostics {
+		return d == DiagBoth
+	}
 	return d == "" || d == DiagPush || d == DiagBoth
 }
 

@@ -1,0 +1,262 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+)
+
+// opensPerStart splits the didOpen traffic of a record by process: the
+// base names of the files each process was sent, in order.
+func opensPerStart(msgs []fakelsp.Message) [][]string {
+	var out [][]string
+	for _, m := range msgs {
+		switch {
+		case m.Kind == "start":
+			out = append(out, nil)
+		case m.Method == "textDocument/didOpen" && len(out) > 0:
+			out[len(out)-1] = append(out[len(out)-1], filepath.Base(docURIOf(m.Params)))
+		}
+	}
+	return out
+}
+
+// wantGone fails if a process of the first fake's group is still alive.
+func (e *faultEnv) wantGone(i int) {
+	e.t.Helper()
+	starts := fakelsp.Starts(e.messages())
+	if len(starts) <= i {
+		e.t.Fatalf("only %d processes started", len(starts))
+	}
+	if alive, _ := fakelsp.Alive(starts[i].PGID); len(alive) != 0 {
+		e.t.Fatalf("process group %d still running: %v", starts[i].PGID, alive)
+	}
+}
+
+// TestFaultCrashMidRequest: the server exits while a request is open. The
+// caller gets ErrServerExited at once; the next request runs on a
+// restarted server that was sent every document the dead one had open.
+func TestFaultCrashMidRequest(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), nil)
+	other := filepath.Join(e.root, "b.fk")
+	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.hover()
+	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "textDocument/hover") {
+		t.Fatalf("hover on a crashing server: %v, want ErrServerExited naming the method", err)
+	}
+	e.setScript(fakelsp.Script{})
+	e.wantHover() // no wait for the reaper: this must not reach the dead process
+	st := e.status()
+	if st.State != StateRunning || st.Restarts != 1 || st.OpenDocuments != 2 {
+		t.Fatalf("status after restart %+v", st)
+	}
+	e.wantGone(0)
+	e.close()
+	opens := opensPerStart(e.messages())
+	if len(opens) != 2 {
+		t.Fatalf("%d processes, want 2", len(opens))
+	}
+	slices.Sort(opens[1])
+	if !slices.Equal(opens[1], []string{"a.fk", "b.fk"}) {
+		t.Fatalf("documents opened in the restarted server %v, want a.fk and b.fk", opens[1])
+	}
+}
+
+// TestFaultGarbageOutput: bytes that are not LSP on the server's stdout end
+// the connection with an ErrProtocol error naming the problem, never a
+// hang; the server (here one that ignores stdin closing and SIGTERM) is
+// killed and the next request runs on a new one.
+func TestFaultGarbageOutput(t *testing.T) {
+	for _, tc := range []struct{ name, garbage string }{
+		{"not a header", fakelsp.GarbageHeader},
+		{"body not JSON", fakelsp.GarbageBody},
+		{"plain text line", "panic: something went wrong\n"},
+		{"header without a body length", "Content-Type: x\r\n\r\n"},
+		{"huge length", "Content-Length: 99999999999\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{RefuseExit: true, Methods: map[string]fakelsp.Behavior{
+				"textDocument/hover": {Garbage: tc.garbage},
+			}}, func(o *Options) { o.Timeouts.Request = Duration(time.Minute) })
+			_, err := e.hover()
+			if !errors.Is(err, ErrProtocol) {
+				t.Fatalf("hover answered with garbage: %v, want ErrProtocol", err)
+			}
+			e.setScript(fakelsp.Script{})
+			e.wantHover()
+			e.wantGone(0)
+			if st := e.status(); !strings.Contains(st.LastError, "protocol") {
+				t.Fatalf("last error %q does not say what happened", st.LastError)
+			}
+		})
+	}
+}
+
+// TestFaultStopsReading: a server that stops reading its stdin is
+// recycled: after WedgeAfter request timeouts in a row, or at once when a
+// write to it blocks longer than Timeouts.Write. Either way the process
+// group is killed, no request goes to it any more, and the next request
+// runs on a new process with the documents reopened.
+func TestFaultStopsReading(t *testing.T) {
+	stop := hoverFault(fakelsp.Behavior{StopReading: true})
+	t.Run("repeated timeouts", func(t *testing.T) {
+		e := newFaultEnv(t, stop, func(o *Options) {
+			o.Timeouts.Request = Duration(500 * time.Millisecond)
+			o.WedgeAfter = 2
+		})
+		for range 2 {
+			if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
+				t.Fatalf("hover: %v, want ErrTimeout", err)
+			}
+		}
+		e.wantGone(0)
+		if st := e.status(); st.State != StateCrashed || !strings.Contains(st.LastError, "recycled") {
+			t.Fatalf("status after recycling %+v", st)
+		}
+		e.setScript(fakelsp.Script{})
+		e.wantHover()
+	})
+	t.Run("blocked write", func(t *testing.T) {
+		e := newFaultEnv(t, stop, func(o *Options) {
+			o.Timeouts.Request = Duration(time.Minute) // the restarted server reads 2 MB
+			o.Timeouts.Write = Duration(500 * time.Millisecond)
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if _, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrTimeout) {
+			t.Fatalf("hover: %v, want ErrTimeout", err)
+		}
+		// Far more than a pipe holds: the didChange write blocks.
+		e.write(fakeText + strings.Repeat("// padding to fill the pipe\n", 1<<16))
+		_, err := e.hover()
+		if err == nil || !strings.Contains(err.Error(), "wedged") {
+			t.Fatalf("hover after a blocked write: %v, want an error saying wedged", err)
+		}
+		e.wantGone(0)
+		if st := e.status(); st.State != StateCrashed || !strings.Contains(st.LastError, "wedged") {
+			t.Fatalf("status after the wedge %+v", st)
+		}
+		e.setScript(fakelsp.Script{})
+		e.wantHover()
+		e.close()
+		if opens := opensPerStart(e.messages()); len(opens) != 2 || !slices.Equal(opens[1], []string{"a.fk"}) {
+			t.Fatalf("opens per process %v", opens)
+		}
+	})
+}
+
+// TestFaultCrashLoop: a server that crashes on every request is restarted
+// with backoff until MaxRestarts crashes fall within RestartWindow; then
+// the circuit opens (ErrCircuitOpen, state broken, the last crash in the
+// status) and nothing is spawned until the window has passed.
+func TestFaultCrashLoop(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), func(o *Options) {
+		o.MaxRestarts = 2
+		o.RestartWindow = time.Hour
+	})
+	var skew atomic.Int64
+	e.m.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) } // set before any process runs
+	for i := range 3 {
+		if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
+			t.Fatalf("hover %d: %v, want ErrServerExited", i, err)
+		}
+	}
+	_, err := e.hover()
+	if !errors.Is(err, ErrCircuitOpen) || !strings.Contains(err.Error(), "exit status 2") {
+		t.Fatalf("hover after 3 crashes: %v, want ErrCircuitOpen naming the last crash", err)
+	}
+	st := e.status()
+	if st.State != StateBroken || !strings.Contains(st.LastError, "exited unexpectedly") {
+		t.Fatalf("status with the circuit open %+v", st)
+	}
+	if n := len(fakelsp.Starts(e.messages())); n != 3 {
+		t.Fatalf("%d processes started, want 3", n)
+	}
+	for i := range 3 {
+		e.wantGone(i)
+	}
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+	if err != nil || rep.Files[0].Verdict != Failed || !strings.Contains(rep.Files[0].Detail, "crashed too often") {
+		t.Fatalf("diagnostics with the circuit open: %+v %v", rep.Files[0], err)
+	}
+	e.setScript(fakelsp.Script{})
+	skew.Store(int64(time.Hour + time.Second))
+	e.wantHover()
+	if st := e.status(); st.State != StateRunning {
+		t.Fatalf("status after the window %+v", st)
+	}
+}
+
+// TestRestartDelay: the restart policy as a function of the crash history.
+func TestRestartDelay(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ago := func(d ...time.Duration) []time.Time {
+		var out []time.Time
+		for _, x := range d {
+			out = append(out, now.Add(-x))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		crashes []time.Time
+		delay   time.Duration
+		recent  int
+		open    bool
+	}{
+		{"no crash", nil, 0, 0, false},
+		{"one just now", ago(0), 100 * time.Millisecond, 1, false},
+		{"one a while ago", ago(time.Second), 0, 1, false},
+		{"two", ago(time.Second, 50*time.Millisecond), 150 * time.Millisecond, 2, false},
+		{"backoff capped", ago(9, 8, 7, 6, 5, 4, 3, 2, 1, 0), 10 * time.Second, 10, false},
+		{"old ones forgotten", ago(2*time.Hour, time.Hour+time.Second, 0), 100 * time.Millisecond, 1, false},
+		{"circuit open", ago(3, 2, 1, 0), 0, 4, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			max := 10
+			if tc.open {
+				max = 3
+			}
+			delay, recent, open := restartDelay(tc.crashes, now, time.Hour, max)
+			if delay != tc.delay || len(recent) != tc.recent || open != tc.open {
+				t.Fatalf("restartDelay = %v, %d recent, open %v; want %v, %d, %v", delay, len(recent), open, tc.delay, tc.recent, tc.open)
+			}
+		})
+	}
+}
+
+// TestFaultIndexingPull: an empty pull answered while $/progress shows
+// the server loading is not "no diagnostics": the client waits for the
+// work to end (within the caller's wait) and pulls again.
+func TestFaultIndexingPull(t *testing.T) {
+	for _, mode := range []fakelsp.DiagnosticsMode{fakelsp.DiagPull, fakelsp.DiagDynamic} {
+		t.Run(string(mode), func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{Diagnostics: mode,
+				Indexing: &fakelsp.Indexing{Eager: true, EndAfter: "textDocument/diagnostic"}}, nil)
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := rep.Files[0]; fd.Verdict != Fresh || !slices.Equal(messages(t, fd.Diagnostics), []string{fakelsp.DiagnosticMessage}) {
+				t.Fatalf("diagnostics after indexing %+v", fd)
+			}
+			e.close()
+			if n := len(fakelsp.Requests(e.messages(), "textDocument/diagnostic")); n != 2 {
+				t.Fatalf("%d pulls, want 2 (empty while indexing, then the real one)", n)
+			}
+		})
+	}
+}
