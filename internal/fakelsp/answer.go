@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"io/fs"
 	"net/url"
 	"os"
@@ -29,7 +30,7 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		if !s.script.WorkspaceDiagnostics {
 			return nil, CodeMethodNotFound, "fakelsp: workspace diagnostics not offered"
 		}
-		return s.workspaceDiagnostics(), 0, ""
+		return s.workspaceDiagnostics(m.Params), 0, ""
 	}
 	var p struct {
 		TextDocument struct {
@@ -104,9 +105,21 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 	}
 }
 
-// workspaceDiagnostics answers workspace/diagnostic: a full report for
-// every *.fk file under the workspace folders.
-func (s *Server) workspaceDiagnostics() any {
+// workspaceDiagnostics answers workspace/diagnostic: a report for every
+// *.fk file under the workspace folders. The result id is a hash of the
+// text; a file whose previous result id still matches is "unchanged".
+func (s *Server) workspaceDiagnostics(params json.RawMessage) any {
+	var p struct {
+		PreviousResultIDs []struct {
+			URI   string `json:"uri"`
+			Value string `json:"value"`
+		} `json:"previousResultIds"`
+	}
+	json.Unmarshal(params, &p)
+	prev := map[string]string{}
+	for _, r := range p.PreviousResultIDs {
+		prev[r.URI] = r.Value
+	}
 	s.mu.Lock()
 	folders, enc := s.folders, s.enc
 	open := map[string]document{}
@@ -142,7 +155,14 @@ func (s *Server) workspaceDiagnostics() any {
 				}
 				text = string(b)
 			}
-			item["items"] = orEmpty(diagnosticsFor(enc, text))
+			h := fnv.New64a()
+			h.Write([]byte(text))
+			item["resultId"] = strconv.FormatUint(h.Sum64(), 16)
+			if prev[u] == item["resultId"] {
+				item["kind"] = "unchanged"
+			} else {
+				item["items"] = orEmpty(diagnosticsFor(enc, text))
+			}
 			items = append(items, item)
 		}
 	}

@@ -63,7 +63,9 @@ type Script struct {
 	// WorkspaceDiagnostics offers pull diagnostics with
 	// workspaceDiagnostics: workspace/diagnostic reports every *.fk file
 	// under the workspace folders, open or not (open documents with their
-	// version and current text, the others as read from disk). It implies
+	// version and current text, the others as read from disk), with a
+	// result id per text: a file whose previousResultIds entry matches is
+	// reported "unchanged". It implies
 	// pull diagnostics (DiagPull) unless Diagnostics says DiagBoth.
 	WorkspaceDiagnostics bool `json:"workspaceDiagnostics,omitempty"`
 

@@ -54,6 +54,23 @@ func TestWorkspaceDiagnostics(t *testing.T) {
 		if b.URI != fileURI("sub/b.fk") || b.Version != nil || len(b.Items) != 1 {
 			t.Fatalf("closed file report %+v", b)
 		}
+		var ids struct {
+			Items []struct {
+				URI      string `json:"uri"`
+				ResultID string `json:"resultId"`
+			} `json:"items"`
+		}
+		json.Unmarshal(ans.Result, &ids)
+		c.change(fileURI("a.fk"), "fixed\n", 4)
+		again := c.reply(c.request("workspace/diagnostic", map[string]any{"previousResultIds": []any{
+			map[string]any{"uri": ids.Items[0].URI, "value": ids.Items[0].ResultID},
+			map[string]any{"uri": ids.Items[1].URI, "value": ids.Items[1].ResultID},
+		}}))
+		r.Items = nil
+		json.Unmarshal(again.Result, &r)
+		if len(r.Items) != 2 || r.Items[0].Kind != "full" || len(r.Items[0].Items) != 0 || r.Items[1].Kind != "unchanged" {
+			t.Fatalf("second report %s: the changed file full, the other unchanged", again.Result)
+		}
 		c.shutdownExit(done)
 	})
 }
