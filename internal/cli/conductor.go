@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/conductor"
-	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // stageList collects --proxy and --lsp in command-line order.
@@ -47,11 +46,6 @@ func (l lspFlag) Set(s string) error {
 	return nil
 }
 
-// NewLSPComponent builds acp-lsp's in-process LSP component for --lsp. It
-// is set by the package providing the component; while it is nil, --lsp is
-// refused with an error.
-var NewLSPComponent func() (proxy.Component, error)
-
 // conductorCmd is conductor mode.
 type conductorCmd struct {
 	f      chainFlags
@@ -73,6 +67,9 @@ AGENT, the conductor itself runs in proxy mode inside an outer conductor
 (nesting): the chain's successor is reached through the outer conductor.
 
 --proxy takes one command line, split on spaces with '…' and "…" quoting.
+--lsp places acp-lsp's LSP stack (the adapter, then the lsp tool; see
+'acp-lsp run -h') at its position among the proxies, once. The
+configuration is read as in wrapper mode.
 
 Examples:
   acp-lsp conductor --proxy 'acp-lsp proxy' --proxy 'my-proxy --flag' -- opencode acp
@@ -84,7 +81,7 @@ Examples:
 func (c *conductorCmd) SetFlags(fs *flag.FlagSet) {
 	c.f.set(fs)
 	fs.Var(proxyFlag{&c.stages}, "proxy", "add an external proxy `COMMAND` (repeatable, in order)")
-	fs.Var(lspFlag{&c.stages}, "lsp", "add acp-lsp's LSP component at this position")
+	fs.Var(lspFlag{&c.stages}, "lsp", "add acp-lsp's LSP stack (adapter, then the lsp tool) at this position")
 	fs.StringVar(&c.family, "family", string(conductor.FamilyPlain), "proxy-chain method family toward external proxies: proxy or _proxy")
 }
 
@@ -93,30 +90,37 @@ func (c *conductorCmd) Run(ctx context.Context, stdio Stdio, args []string) erro
 	if err != nil {
 		return UsageErrorf("-family: %v", err)
 	}
-	var stages []conductor.Stage
+	lsps := 0
 	for _, s := range c.stages.stages {
 		if s.lsp {
-			if NewLSPComponent == nil {
-				return UsageErrorf("-lsp: this build has no LSP component")
-			}
-			comp, err := NewLSPComponent()
-			if err != nil {
-				return ExitCode(ExitFailure, fmt.Errorf("-lsp: %w", err))
-			}
-			stages = append(stages, conductor.Stage{Component: comp})
-			continue
+			lsps++
 		}
-		stages = append(stages, conductor.Stage{Command: s.command})
 	}
-	opts, done, err := c.f.options(stdio)
+	if lsps > 1 {
+		return UsageErrorf("-lsp given %d times: one chain has one LSP stack", lsps)
+	}
+	s, err := c.f.setup(stdio)
 	if err != nil {
 		return err
 	}
-	defer done()
-	opts.Agent = args
-	opts.Stages = stages
-	opts.Family = fam
-	return runChain(ctx, opts)
+	defer s.done()
+	var stages []conductor.Stage
+	for _, spec := range c.stages.stages {
+		if !spec.lsp {
+			stages = append(stages, conductor.Stage{Command: spec.command})
+			continue
+		}
+		lspStages, closeStack, err := s.lspStages()
+		if err != nil {
+			return err
+		}
+		defer closeStack()
+		stages = append(stages, lspStages...)
+	}
+	s.opts.Agent = args
+	s.opts.Stages = stages
+	s.opts.Family = fam
+	return runChain(ctx, s.opts)
 }
 
 // splitCommand splits a command line on blanks, honoring '…' and "…"

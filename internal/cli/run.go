@@ -3,54 +3,119 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/acp-lsp/acp-lsp/conductor"
+	"github.com/acp-lsp/acp-lsp/internal/config"
 	"github.com/acp-lsp/acp-lsp/internal/logging"
+	"github.com/acp-lsp/acp-lsp/internal/stack"
+	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// chainFlags are the flags shared by the three proxy modes.
+// chainFlags are the flags shared by the three proxy modes: the
+// configuration flags (-config, -log-level, -trace-file, -mcp-transport,
+// -set) and the chain's own.
 type chainFlags struct {
-	logLevel string
-	trace    string
-	maxLine  int
+	cfg     *config.Flags
+	maxLine int
 }
 
 func (f *chainFlags) set(fs *flag.FlagSet) {
-	fs.StringVar(&f.logLevel, "log-level", "info", "minimum level of log lines on stderr: debug, info, warn, error")
-	fs.StringVar(&f.trace, "trace", "", "write every message of every hop to `FILE` as NDJSON {time, hop, dir, msg}")
+	f.cfg = config.AddFlags(fs)
+	cfg := f.cfg
+	fs.Func("trace", "write every message of every hop to `FILE` as NDJSON {time, hop, dir, msg} (same as -trace-file)", func(v string) error {
+		cfg.Set("-trace", "log.trace_file", v)
+		return nil
+	})
 	fs.IntVar(&f.maxLine, "max-message-mib", proxy.DefaultMaxLine>>20, "largest message accepted, in MiB (larger ones are skipped with an error)")
 }
 
-// options turns the flags into conductor options; the returned func closes
-// what it opened.
-func (f *chainFlags) options(stdio Stdio) (conductor.Options, func(), error) {
-	level, err := logging.ParseLevel(f.logLevel)
-	if err != nil {
-		return conductor.Options{}, nil, UsageErrorf("%v", err)
-	}
+// chainSetup is what a mode needs to run: conductor options with logging
+// and tracing set up, the effective configuration, and a func closing what
+// was opened.
+type chainSetup struct {
+	opts conductor.Options
+	cfg  config.Config
+	log  *slog.Logger
+	done func()
+}
+
+// setup loads the configuration for the current folder (the workspace the
+// editor started acp-lsp in) and turns it and the flags into conductor
+// options. Configuration errors are usage errors (exit 2) naming the file,
+// line and key.
+func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 	if f.maxLine < 1 {
-		return conductor.Options{}, nil, UsageErrorf("-max-message-mib must be at least 1")
+		return nil, UsageErrorf("-max-message-mib must be at least 1")
 	}
-	opts := conductor.Options{
-		In:      detachedReader(stdio.In),
-		Out:     stdio.Out,
-		Stderr:  stdio.Err,
-		Logger:  logging.New(stdio.Err, logging.Options{Level: level}),
-		MaxLine: f.maxLine << 20,
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("find the current folder: %w", err)
 	}
-	closeFn := func() {}
-	if f.trace != "" {
-		tf, err := os.Create(f.trace)
+	loaded, err := f.cfg.Load(wd)
+	if err != nil {
+		return nil, UsageErrorf("%w", err)
+	}
+	if err := loaded.CheckServers(isBuiltinServer); err != nil {
+		return nil, UsageErrorf("%w", err)
+	}
+	cfg := loaded.Config
+	level, err := logging.ParseLevel(cfg.Log.Level)
+	if err != nil {
+		return nil, UsageErrorf("%v", err)
+	}
+	log := logging.New(stdio.Err, logging.Options{Level: level})
+	for _, w := range loaded.Warnings {
+		log.Warn(w)
+	}
+	s := &chainSetup{
+		cfg: cfg,
+		log: log,
+		opts: conductor.Options{
+			In:      detachedReader(stdio.In),
+			Out:     stdio.Out,
+			Stderr:  stdio.Err,
+			Logger:  log,
+			MaxLine: f.maxLine << 20,
+		},
+		done: func() {},
+	}
+	if cfg.Log.TraceFile != "" {
+		tf, err := os.Create(cfg.Log.TraceFile)
 		if err != nil {
-			return conductor.Options{}, nil, UsageErrorf("-trace: %v", err)
+			return nil, UsageErrorf("log.trace_file: %v", err)
 		}
-		opts.Trace = tf
-		closeFn = func() { tf.Close() }
+		s.opts.Trace = tf
+		s.done = func() { tf.Close() }
 	}
-	return opts, closeFn, nil
+	return s, nil
+}
+
+// lspStages builds the LSP stack (adapter, then component) as chain stages;
+// the returned func closes it once the chain has stopped.
+func (s *chainSetup) lspStages() ([]conductor.Stage, func(), error) {
+	st, err := stack.Build(s.cfg, s.log, stack.Options{})
+	if err != nil {
+		return nil, nil, ExitCode(ExitFailure, err)
+	}
+	var stages []conductor.Stage
+	for _, c := range st.Components() {
+		stages = append(stages, conductor.Stage{Component: c})
+	}
+	return stages, func() {
+		if err := st.Close(); err != nil {
+			s.log.Warn("closing the LSP stack", "err", err)
+		}
+	}, nil
+}
+
+func isBuiltinServer(name string) bool {
+	return slices.ContainsFunc(lsp.DefaultServers(), func(s lsp.ServerConfig) bool { return s.Name == name })
 }
 
 // detachedReader copies r into a pipe so that closing the pipe ends reads
@@ -74,7 +139,10 @@ func runChain(ctx context.Context, opts conductor.Options) error {
 }
 
 // runCmd is wrapper mode: the editor runs acp-lsp as its agent.
-type runCmd struct{ f chainFlags }
+type runCmd struct {
+	f     chainFlags
+	noLSP bool
+}
 
 func (*runCmd) Name() string { return "run" }
 func (*runCmd) Synopsis() string {
@@ -85,28 +153,54 @@ func (*runCmd) Usage() string {
        acp-lsp run [flags] -- AGENT [ARGS...]
 
 Wrapper mode. Configure acp-lsp as the agent in your editor; it starts
-AGENT as a child in its own process group and forwards every ACP message
-between the editor (stdin/stdout) and AGENT unchanged, except where
-acp-lsp's components add something. When the editor disconnects, AGENT
-and all its children are ended (SIGTERM, then SIGKILL) within 5 seconds.
-If AGENT dies, the editor's pending requests are answered with an error
-saying how, and acp-lsp exits with status 1.
+AGENT as a child in its own process group and runs
+
+  editor ⇄ adapter ⇄ lsp tool ⇄ AGENT
+
+forwarding every ACP message unchanged, except where acp-lsp adds
+something: every session the agent opens gets the lsp tool (an MCP server
+added to session/new, load, resume and fork), answered through the
+editor's language servers when it offers them and local ones (gopls,
+pyright, ...) otherwise. -no-lsp leaves only the plain proxy.
+
+The configuration (docs/configuration.md) is read from the user file,
+the current folder's .acp-lsp.toml once trusted ('acp-lsp trust'),
+ACP_LSP_* variables and the flags below; a broken configuration stops
+acp-lsp with exit status 2 and a message naming the file, line and key.
+
+When the editor disconnects, AGENT, the language servers and all their
+children are ended (SIGTERM, then SIGKILL) within 5 seconds. If AGENT
+dies, the editor's pending requests are answered with an error saying
+how, and acp-lsp exits with status 1.
 
 Examples:
   acp-lsp -- opencode acp
   acp-lsp -log-level debug -trace /tmp/acp.ndjson -- gemini --experimental-acp
+  acp-lsp -set tool.allow_mutating=false -- opencode acp
+  acp-lsp -no-lsp -- opencode acp
 `
 }
-func (c *runCmd) SetFlags(fs *flag.FlagSet) { c.f.set(fs) }
+func (c *runCmd) SetFlags(fs *flag.FlagSet) {
+	c.f.set(fs)
+	fs.BoolVar(&c.noLSP, "no-lsp", false, "run a plain proxy: no lsp tool, no language servers")
+}
 func (c *runCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
 	if len(args) == 0 {
 		return UsageErrorf("missing the agent command: acp-lsp [flags] -- AGENT [ARGS...]")
 	}
-	opts, done, err := c.f.options(stdio)
+	s, err := c.f.setup(stdio)
 	if err != nil {
 		return err
 	}
-	defer done()
-	opts.Agent = args
-	return runChain(ctx, opts)
+	defer s.done()
+	s.opts.Agent = args
+	if !c.noLSP {
+		stages, closeStack, err := s.lspStages()
+		if err != nil {
+			return err
+		}
+		defer closeStack()
+		s.opts.Stages = stages
+	}
+	return runChain(ctx, s.opts)
 }
