@@ -8,6 +8,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,34 +18,47 @@ import (
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run is the command without the process around it (tests call it).
+func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("acp-lsp-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	out := fs.String("out", "docs", "docs folder to write benchmarks.md's generated section and bench/*.png into (empty: write nothing)")
 	quick := fs.Bool("quick", false, "few repetitions: a smoke run, figures only indicative")
 	rows := fs.String("rows", "lsp,forward,scale", "row groups to run, comma-separated: lsp, forward, scale")
-	cache := fs.String("cache", "", "cache folder for the workspace module and npm peers (default .cache/bench)")
+	cols := fs.String("columns", "bare,acp-lsp,cclsp,lsmcp", "LSP table columns, comma-separated: bare, acp-lsp, cclsp, lsmcp")
+	cache := fs.String("cache", "", "cache folder for the workspace module, workspace copies and npm peers (default .cache/bench)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale]\n\n")
+		fmt.Fprintf(stderr, "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale] [-columns bare,acp-lsp,cclsp,lsmcp]\n\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(os.Args[1:]); err != nil {
-		os.Exit(2)
+	if err := fs.Parse(args); err != nil {
+		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "acp-lsp-bench: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "acp-lsp-bench: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
-		os.Exit(2)
+		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	var groups []string
-	for _, g := range strings.Split(*rows, ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			groups = append(groups, g)
+	_, err := bench.Run(ctx, bench.Options{Out: *out, Quick: *quick, Groups: list(*rows), Columns: list(*cols), Cache: *cache, Log: stderr})
+	if err != nil {
+		fmt.Fprintln(stderr, "acp-lsp-bench:", err)
+		return 1
+	}
+	return 0
+}
+
+func list(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
 		}
 	}
-	_, err := bench.Run(ctx, bench.Options{Out: *out, Quick: *quick, Groups: groups, Cache: *cache})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "acp-lsp-bench:", err)
-		os.Exit(1)
-	}
+	return out
 }

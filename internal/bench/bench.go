@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,9 @@ type Options struct {
 	Quick bool
 	// Groups selects row groups: "lsp", "forward", "scale" (default all).
 	Groups []string
+	// Columns selects LSP columns: "bare", "acp-lsp", "cclsp", "lsmcp"
+	// (default all).
+	Columns []string
 	// Log receives progress lines (default os.Stderr).
 	Log io.Writer
 }
@@ -66,6 +70,15 @@ func (o *Options) wants(g string) bool {
 	return false
 }
 
+// AllColumns are the LSP table's columns in order: (a) first, (b) second
+// (the goals compare against them by position).
+var AllColumns = []Column{
+	{Key: "bare", Name: "(a) bare LSP client", Start: StartBareSubject},
+	{Key: "acp-lsp", Name: "(b) acp-lsp lsp tool", Start: StartACPLSP},
+	{Key: "cclsp", Name: "(c) cclsp " + CclspVersion, Start: StartCclsp},
+	{Key: "lsmcp", Name: "(c) lsmcp " + LsmcpVersion, Start: StartLsmcp},
+}
+
 // Run measures the selected groups and writes the report into Out.
 func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Log == nil {
@@ -77,6 +90,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	for _, g := range opts.Groups {
 		if g != "lsp" && g != "forward" && g != "scale" {
 			return nil, fmt.Errorf("bench: unknown row group %q (lsp, forward, scale)", g)
+		}
+	}
+	var cols []Column
+	for _, c := range AllColumns {
+		if len(opts.Columns) == 0 || slices.Contains(opts.Columns, c.Key) {
+			cols = append(cols, c)
+		}
+	}
+	for _, k := range opts.Columns {
+		if !slices.ContainsFunc(AllColumns, func(c Column) bool { return c.Key == k }) {
+			return nil, fmt.Errorf("bench: unknown column %q (bare, acp-lsp, cclsp, lsmcp)", k)
 		}
 	}
 	logf := func(format string, args ...any) {
@@ -103,12 +127,6 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		runs, coldRuns = 3, 1
 	}
 	if opts.wants("lsp") {
-		cols := []Column{
-			{Name: "(a) bare LSP client", Start: StartBareSubject},
-			{Name: "(b) acp-lsp lsp tool", Start: StartACPLSP},
-			{Name: "(c) cclsp " + CclspVersion, Start: StartCclsp},
-			{Name: "(c) lsmcp " + LsmcpVersion, Start: StartLsmcp},
-		}
 		rep.LSP, err = lspRuns(ctx, env, w, cols, runs, coldRuns, logf)
 		if err != nil {
 			rep.Errors = append(rep.Errors, "lsp rows: "+err.Error())
@@ -117,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	if opts.wants("forward") {
 		logf("forwarding rows")
-		rep.Forward, err = forwardRows(ctx, opts.Quick)
+		rep.Forward, err = forwardRows(ctx, opts.Cache, opts.Quick)
 		if err != nil {
 			rep.Errors = append(rep.Errors, "forwarding rows: "+err.Error())
 			logf("forwarding rows: %v", err)

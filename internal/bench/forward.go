@@ -2,43 +2,73 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/forwardbench"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
 )
 
-// ForwardResult holds the ACP forwarding rows: direct, wrapper, and
-// conductor with two identity proxies.
+// ForwardResult holds the ACP forwarding rows (internal/forwardbench):
+// direct, wrapper, conductor with two identity proxies, and the chain in
+// process with 0 and 2 identity components.
 type ForwardResult struct {
-	Modes        []string
-	RoundTripP50 []time.Duration
-	RoundTripP99 []time.Duration
-	// UpdatesPerSec is session/update throughput per mode.
-	UpdatesPerSec []float64
-	// HeapGrowth is the growth of the chain's memory over the message run
-	// per mode, in bytes.
-	HeapGrowth []int64
+	Results    forwardbench.Results
 	Messages   int
-	Rows       []string
+	RoundTrips int
 }
 
-// errNoForwardBench says the forwarding harness is not in the tree yet.
-var errNoForwardBench = errors.New("internal/forwardbench is not available in this tree yet; run the proxy/conductor go benchmarks listed under 'Proxy and conductor'")
-
-// forwardRows measures forwarding through internal/forwardbench.
-func forwardRows(ctx context.Context, quick bool) (*ForwardResult, error) {
-	return nil, errNoForwardBench
+// forwardRows builds the acp-lsp binary into the cache and runs
+// internal/forwardbench over every mode.
+func forwardRows(ctx context.Context, cache string, quick bool) (*ForwardResult, error) {
+	bin := filepath.Join(cache, "acp-lsp")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/acp-lsp")
+	build.Dir = peers.ModuleRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build acp-lsp: %w: %s", err, out)
+	}
+	opts := forwardbench.Options{Binary: bin, Dir: cache}
+	if quick {
+		opts.Messages, opts.RoundTrips = 20_000, 1_000
+	}
+	res, err := forwardbench.Run(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	f := &ForwardResult{Results: res, Messages: opts.Messages, RoundTrips: opts.RoundTrips}
+	if f.Messages == 0 {
+		f.Messages, f.RoundTrips = 1_000_000, 20_000
+	}
+	return f, nil
 }
 
 func (f *ForwardResult) markdown(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n### ACP forwarding (direct, wrapper, conductor with two identity proxies)\n\n")
-	p("| Mode | round trip p50 | p99 | session/update throughput | memory growth over %d messages |\n|---|---|---|---|---|\n", f.Messages)
-	for i, m := range f.Modes {
-		p("| %s | %s | %s | %.0f msg/s | %.1f MiB |\n", m, fmtMicro(f.RoundTripP50[i]), fmtMicro(f.RoundTripP99[i]), f.UpdatesPerSec[i], float64(f.HeapGrowth[i])/(1<<20))
+	p("\n### ACP forwarding (internal/forwardbench)\n\n")
+	p("Same client, same agent process (sed for round trips, a yes|head stream of %d session/update lines), connected directly and through acp-lsp. ", f.Messages)
+	p("Round trips: %d timed small requests. Memory: resident set of the acp-lsp processes (process modes) or Go heap growth (in-process modes) at a tenth of the stream and at its end.\n\n", f.RoundTrips)
+	p("| Mode | round trip p50 | p99 | p50 vs direct | session/update throughput | vs direct | acp-lsp CPU per message | memory at 1/10 → end (peak) |\n|---|---|---|---|---|---|---|---|\n")
+	for _, r := range f.Results.Results {
+		rp50, thr := "", ""
+		if p50, _, t, ok := f.Results.Ratio(r.Mode); ok && r.Mode != forwardbench.ModeDirect {
+			rp50, thr = fmt.Sprintf("%.2f×", p50), fmt.Sprintf("%.2f×", t)
+		}
+		mem := "–"
+		if r.MemKind != "" {
+			mem = fmt.Sprintf("%s %.1f → %.1f MiB (%.1f)", r.MemKind, mib(r.MemAtTenth), mib(r.MemAtEnd), mib(r.MemPeak))
+		}
+		cpu := "–"
+		if r.CPUPerMsg > 0 {
+			cpu = fmt.Sprintf("%.1f µs", float64(r.CPUPerMsg)/float64(time.Microsecond))
+		}
+		p("| %s | %s | %s | %s | %.0f msg/s (%.1f MB/s) | %s | %s | %s |\n", r.Mode, fmtMicro(r.P50), fmtMicro(r.P99), rp50, r.MsgsPerSec, r.MBPerSec, thr, cpu, mem)
 	}
 }
+
+func mib(n int64) float64 { return float64(n) / (1 << 20) }
 
 func fmtMicro(d time.Duration) string {
 	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))

@@ -11,6 +11,8 @@ import (
 
 // Column starts one subject over a workspace copy.
 type Column struct {
+	// Key selects the column (-columns); Name heads it.
+	Key   string
 	Name  string
 	Start func(ctx context.Context, env *Env, root string, wsEnv []string) (Subject, error)
 }
@@ -30,6 +32,7 @@ var warmOps = []Op{OpHover, OpDefinition, OpReferences, OpSymbols}
 // LSPResult is the LSP table: Cells[row][column].
 type LSPResult struct {
 	Columns []string
+	Keys    []string
 	Cells   [][]*Cell
 	Target  *Target
 	Runs    int
@@ -72,6 +75,7 @@ func lspRuns(ctx context.Context, env *Env, w *Workspace, cols []Column, runs, c
 	}
 	for ci, col := range cols {
 		res.Columns = append(res.Columns, col.Name)
+		res.Keys = append(res.Keys, col.Key)
 		for ri := range LSPRows {
 			res.Cells[ri][ci] = &Cell{}
 		}
@@ -84,8 +88,7 @@ func lspRuns(ctx context.Context, env *Env, w *Workspace, cols []Column, runs, c
 }
 
 func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Column, res *LSPResult, ci, runs, coldRuns int, logf func(string, ...any)) error {
-	name := strings.Fields(col.Name)[0]
-	root, err := w.Copy(filepath.Join(env.Cache, "ws"), strings.Trim(name, "()"))
+	root, err := w.Copy(filepath.Join(env.Cache, "ws"), col.Key)
 	if err != nil {
 		return err
 	}

@@ -85,9 +85,11 @@ func fmtDur(d time.Duration) string {
 }
 
 // hasLocation says whether text names file at 1-based line, as
-// "file:line" (any path prefix, a column or not after it).
+// "file:line" (any path prefix, a column or not after it) or as lsmcp's
+// "File: file" followed by "Range: line:col".
 func hasLocation(text, file string, line int) bool {
-	re := regexp.MustCompile(`(^|[\s/("'\x60])` + regexp.QuoteMeta(file) + `:` + strconv.Itoa(line) + `(\D|$)`)
+	f, l := regexp.QuoteMeta(file), strconv.Itoa(line)
+	re := regexp.MustCompile(`(^|[\s/("'\x60])` + f + `:` + l + `(\D|$)|File: (\S*/)?` + f + `\s+Range: ` + l + `:`)
 	return re.MatchString(text)
 }
 

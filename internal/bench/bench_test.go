@@ -1,0 +1,160 @@
+package bench
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestHasLocation(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"checker/checker.go:52:6 function ParseCheck", true},
+		{"/tmp/ws/checker/checker.go:52:6", true},
+		{"Results at checker/checker.go:52", true},
+		{"  File: checker/checker.go\n  Range: 52:6 - 52:16", true},
+		{"checker/checker.go:520:6", false},
+		{"checker/checker.go:5:2", false},
+		{"xchecker/checker.go:52:6", false},
+		{"  File: checker/checker.go\n  Range: 53:6 - 53:16", false},
+		{"", false},
+	} {
+		if got := hasLocation(c.text, "checker/checker.go", 52); got != c.want {
+			t.Errorf("hasLocation(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+func TestJudge(t *testing.T) {
+	tg := &Target{HoverWant: "func Compile(", DeclFile: "checker/checker.go", DeclLine: 52,
+		Refs: []string{"checker/checker.go:52", "expr.go:218"}}
+	for _, c := range []struct {
+		op    Op
+		text  string
+		token string
+		want  bool
+		why   string
+	}{
+		{OpHover, "```go\nfunc Compile(input string)\n```", "", true, ""},
+		{OpHover, "no hover", "", false, "signature"},
+		{OpDefinition, "checker/checker.go:52:6", "", true, ""},
+		{OpDefinition, "expr.go:218:23", "", false, "lacks checker/checker.go:52"},
+		{OpReferences, "checker/checker.go:52:6\nexpr.go:218:23\n", "", true, ""},
+		{OpReferences, "checker/checker.go:52:6\n", "", false, "miss 1 of 2 (expr.go:218)"},
+		{OpSymbols, "/abs/checker/checker.go:52:6 ParseCheck", "", true, ""},
+		{OpDiagnostics, `docgen.go:300:22 error: cannot use "bench-edit-7" (untyped string constant) as int value`, "bench-edit-7", true, ""},
+		{OpDiagnostics, `docgen.go:300:22 error: cannot use "bench-edit-6"`, "bench-edit-7", false, "stale"},
+		{OpDiagnostics, "No diagnostics found", "bench-edit-7", false, "stale"},
+	} {
+		ok, why := judge(c.op, tg, c.text, c.token)
+		if ok != c.want || !strings.Contains(why, c.why) {
+			t.Errorf("judge(%s, %q) = %v, %q; want %v, %q", c.op, c.text, ok, why, c.want, c.why)
+		}
+	}
+}
+
+func TestCellStats(t *testing.T) {
+	c := &Cell{}
+	for i, ms := range []int{5, 1, 3, 2, 4} {
+		c.Samples = append(c.Samples, Sample{D: time.Duration(ms) * time.Millisecond, Right: i != 2, Why: "w"})
+	}
+	if c.Median() != 3*time.Millisecond || c.Quantile(1) != 5*time.Millisecond || c.Quantile(0) != time.Millisecond {
+		t.Errorf("median %v, max %v, min %v", c.Median(), c.Quantile(1), c.Quantile(0))
+	}
+	if c.Right() != 4 || c.AllRight() || c.FirstWrong() != "w" {
+		t.Errorf("right %d, all %v, first wrong %q", c.Right(), c.AllRight(), c.FirstWrong())
+	}
+	if (&Cell{}).Median() != 0 || (&Cell{}).Usable() {
+		t.Error("empty cell has figures")
+	}
+}
+
+func TestBarChartPNG(t *testing.T) {
+	c := &BarChart{Title: "Warm requests", Unit: "ms", Groups: []string{"hover", "definition"},
+		Series: []string{"(a) bare", "(b) acp-lsp", "(c) cclsp"},
+		Values: [][]float64{{1, 2.5, math.NaN()}, {0.9, 4, 800}},
+		Notes:  [][]string{{"", "", ""}, {"", "", "0/3 right"}}}
+	var buf bytes.Buffer
+	if err := c.PNG(&buf); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every series' colour is drawn (bars and legend), text is dark.
+	seen := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			seen[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	for i := range c.Series {
+		p := palette[i]
+		if !seen[[3]uint32{uint32(p.R), uint32(p.G), uint32(p.B)}] {
+			t.Errorf("series %d colour not drawn", i)
+		}
+	}
+	if !seen[[3]uint32{0x20, 0x20, 0x20}] {
+		t.Error("no text drawn")
+	}
+	if b.Dx() != 1000 || b.Dy() < 200 {
+		t.Errorf("image %v", b)
+	}
+}
+
+func TestReportWriteKeepsHandWrittenText(t *testing.T) {
+	dir := t.TempDir()
+	hand := "# Benchmarks\n\nHand-written intro.\n\n"
+	tail := "\n## Notes\n\nkept below.\n"
+	os.WriteFile(filepath.Join(dir, "benchmarks.md"), []byte(hand+BeginMarker+"\nold\n"+EndMarker+"\n"+tail), 0o644)
+	cell := func(ms int, right bool) *Cell {
+		return &Cell{Samples: []Sample{{D: time.Duration(ms) * time.Millisecond, Right: right, Why: "stale: x"}}}
+	}
+	r := &Report{Spec: DefaultSpec, Files: 168, Machine: Machine{CPU: "cpu", Cores: 2, Peers: map[string]string{"cclsp": "0.7.0"}},
+		LSP: &LSPResult{Columns: []string{"(a) bare", "(b) acp-lsp", "(c) cclsp"}, Keys: []string{"bare", "acp-lsp", "cclsp"}, Runs: 1,
+			Target: &Target{HoverWant: "func Compile(", DeclFile: "checker/checker.go", DeclLine: 52, EditFile: "docgen/docgen.go", Refs: []string{"a:1"}}},
+		Scale: &ScaleResult{Rows: []ScaleRow{{Name: "n sessions", Result: "all right", Check: "c", OK: true}}}}
+	for range LSPRows {
+		r.LSP.Cells = append(r.LSP.Cells, []*Cell{cell(10, true), cell(12, true), cell(5, false)})
+	}
+	for i := 0; i < 2; i++ { // twice: the section is replaced, not appended
+		if err := r.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "benchmarks.md"))
+	doc := string(b)
+	if !strings.HasPrefix(doc, hand+BeginMarker) || !strings.HasSuffix(doc, EndMarker+"\n"+tail) || strings.Count(doc, BeginMarker) != 1 || strings.Contains(doc, "\nold\n") {
+		t.Errorf("document:\n%s", doc)
+	}
+	for _, want := range []string{
+		"| hover (warm) | 10 ms (p90 10 ms), 1/1 right | 12 ms (p90 12 ms), 1/1 right | 5.0 ms (p90 5.0 ms), 0/1 right [",
+		"(b) ≤ 1.3× (a) warm: 1.20× — **met**",
+		"(2.4× slower, but its answers were wrong or stale), right 1/1 vs 0/1 — **met**",
+		"| n sessions | all right | c | **met** |",
+		"![lsp-warm](bench/lsp-warm.png)",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q:\n%s", want, doc)
+		}
+	}
+	for _, png := range []string{"lsp-warm.png", "lsp-cold-diagnostics.png"} {
+		if _, err := os.Stat(filepath.Join(dir, "bench", png)); err != nil {
+			t.Error(err)
+		}
+	}
+}
