@@ -298,6 +298,12 @@ func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			var p string
 			if json.Unmarshal(raw, &p) == nil && filepath.IsAbs(p) {
 				a.mu.Lock()
+				if len(a.writes) >= 10000 {
+					// An editor that never answers writes must not grow
+					// this without bound; those files resync on the
+					// next request anyway (the Manager checks content).
+					clear(a.writes)
+				}
 				a.writes[string(m.ID)] = p
 				a.mu.Unlock()
 			}

@@ -1,0 +1,80 @@
+package adapter
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+)
+
+// copyWorkspace copies testdata/<dir> into a fresh folder.
+func copyWorkspace(t *testing.T, dir string) string {
+	t.Helper()
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	src := filepath.Join("testdata", dir)
+	ents, err := os.ReadDir(src)
+	must(t, err)
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644))
+	}
+	return dst
+}
+
+// TestRealServersWithoutEditor runs the lsp tool through editor ⇄
+// adapter ⇄ component ⇄ agent, the editor offering no LSP, over the
+// sample workspaces in testdata/: each request is answered by the real
+// server for the language (its exact diagnostic message, definition
+// from a call after non-ASCII text, references, hover), and the server
+// process group is gone after Close.
+func TestRealServersWithoutEditor(t *testing.T) {
+	for _, tt := range []struct {
+		server, peer, dir, file string
+		wantMsg                 string
+		// defLine:defCol is where total is defined (1-based, as shown).
+		defLine, defCol int
+		// callLine calls total after "Ünïcödé 🛒"; errLine is the error.
+		callLine, errLine int
+	}{
+		{"gopls", "gopls", "go", "shop.go", "undefined: missingPrices", 3, 6, 11, 13},
+		{"pyright", "pyright-langserver", "python", "shop.py", `"missing_prices" is not defined`, 1, 5, 5, 6},
+		{"typescript-language-server", "typescript-language-server", "typescript", "shop.ts", "Cannot find name 'missingPrices'.", 1, 17, 5, 6},
+		{"clangd", "clangd", "c", "shop.c", "Use of undeclared identifier 'missing_prices'", 1, 12, 8, 9},
+	} {
+		t.Run(tt.server, func(t *testing.T) {
+			peers.Require(t, tt.peer)
+			root := copyWorkspace(t, tt.dir)
+			tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, true)
+			tc.initialize(t, "", "")
+			cs := toolClient(t, tc.newSession(t, root))
+			for _, c := range []struct {
+				args map[string]any
+				want []string
+			}{
+				{map[string]any{"action": "diagnostics", "file": tt.file}, []string{fmt.Sprintf("%s:%d:", tt.file, tt.errLine), tt.wantMsg, tt.server + ": fresh"}},
+				{map[string]any{"action": "definition", "file": tt.file, "line": tt.callLine, "symbol": "total"}, []string{fmt.Sprintf("%s:%d:%d", tt.file, tt.defLine, tt.defCol)}},
+				{map[string]any{"action": "references", "file": tt.file, "line": tt.defLine, "symbol": "total"}, []string{fmt.Sprintf("%s:%d:", tt.file, tt.callLine), fmt.Sprintf("%s:%d:", tt.file, tt.errLine)}},
+				{map[string]any{"action": "hover", "file": tt.file, "line": tt.defLine, "symbol": "total"}, []string{"total"}},
+			} {
+				text, isErr := callTool(t, cs, c.args)
+				for _, w := range c.want {
+					if isErr || !strings.Contains(text, w) {
+						t.Errorf("%v: want %q in:\n%s", c.args, w, text)
+						break
+					}
+				}
+			}
+			st := tc.adapter.Manager().Servers()
+			if len(st) != 1 || st[0].Name != tt.server || st[0].PID == 0 {
+				t.Errorf("local servers %+v, want one %s", st, tt.server)
+			}
+			tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+		})
+	}
+}

@@ -1,0 +1,13 @@
+package shop
+
+func total(prices []int) int {
+	sum := 0
+	for _, p := range prices {
+		sum += p
+	}
+	return sum
+}
+
+var label = "Ünïcödé 🛒"; var all = total([]int{1, 2})
+
+var broken = total(missingPrices)
