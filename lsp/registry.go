@@ -135,7 +135,7 @@ func DefaultServers() []ServerConfig {
 			Filenames:   []string{"go.mod", "go.sum", "go.work"},
 			LanguageIDs: map[string]string{"go.mod": "go.mod", "go.sum": "go.sum", "go.work": "go.work"},
 			RootMarkers: []string{"go.work", "go.mod", ".git"},
-			InstallHint: "go install golang.org/x/tools/gopls@latest",
+			InstallHint: "go install golang.org/x/tools/gopls@latest (gopls v0.24 needs Go 1.27; with Go 1.26 use @v0.23.0)",
 			VersionArgs: []string{"version"},
 		},
 		{

@@ -32,7 +32,9 @@ Walks DIR (default: the current folder; .git, node_modules, vendor and other
 hidden or dependency folders are skipped, at most -max-files files), lists
 the languages found and the servers that handle them, whether each is
 installed (path and version) or how to install it, and starts each installed
-server once to check that it answers initialize.
+server once to check that it answers initialize. Then it lists every
+registered server, installed (path and version) or not (how to install it).
+Programs are looked up on PATH.
 
 Exits 1 when a language found has no installed server.
 
@@ -105,6 +107,29 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	}
 	sort.Strings(names)
 	fmt.Fprintf(io.Out, "doctor: %s (%d files looked at)\n", dir, min(n, c.maxFiles))
+	found := map[string]string{} // server name → path and version, "" when missing
+	lookup := func(s lsp.ServerConfig) (string, bool) {
+		if v, ok := found[s.Name]; ok {
+			return v, v != ""
+		}
+		path, err := exec.LookPath(s.Command)
+		if err != nil {
+			found[s.Name] = ""
+			return "", false
+		}
+		found[s.Name] = strings.TrimSpace(path + " " + serverVersion(ctx, path, s.VersionArgs))
+		return found[s.Name], true
+	}
+	defer func() {
+		fmt.Fprintf(io.Out, "\nregistered servers:\n")
+		for _, s := range servers {
+			if where, ok := lookup(s); ok {
+				fmt.Fprintf(io.Out, "  %-28s %s\n", s.Name, where)
+			} else {
+				fmt.Fprintf(io.Out, "  %-28s not installed (%s); install: %s\n", s.Name, s.Command, s.InstallHint)
+			}
+		}
+	}()
 	if len(names) == 0 {
 		fmt.Fprintln(io.Out, "no file any known language server handles")
 		return nil
@@ -115,12 +140,12 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 		fmt.Fprintf(io.Out, "\n%s: %d files\n", name, l.files)
 		ok := false
 		for _, s := range l.cands {
-			path, err := exec.LookPath(s.Command)
-			if err != nil {
-				fmt.Fprintf(io.Out, "  %-28s not installed; install: %s\n", s.Name, s.InstallHint)
+			where, installed := lookup(s)
+			if !installed {
+				fmt.Fprintf(io.Out, "  %-28s not installed (%s); install: %s\n", s.Name, s.Command, s.InstallHint)
 				continue
 			}
-			fmt.Fprintf(io.Out, "  %-28s %s %s\n", s.Name, path, serverVersion(ctx, path, s.VersionArgs))
+			fmt.Fprintf(io.Out, "  %-28s %s\n", s.Name, where)
 			msg, perr := c.probe(ctx, dir, s, l.sample)
 			if perr != nil {
 				fmt.Fprintf(io.Out, "  %-28s initialize FAILED: %v\n", "", perr)
