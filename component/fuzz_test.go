@@ -1,8 +1,12 @@
 package component
 
 import (
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 )
@@ -55,6 +59,68 @@ func FuzzAppendMCPServer(f *testing.F) {
 		}
 		if err := json.Unmarshal(out, &v); err != nil || len(v.MCPServers) == 0 || string(v.MCPServers[len(v.MCPServers)-1]) != string(entry) {
 			t.Fatalf("entry not last in %s (from %s): %v", out, b, err)
+		}
+	})
+}
+
+// FuzzToolArguments runs arbitrary tool arguments through every action
+// against canned server answers: each call returns an answer or an error,
+// never panics, never touches a file outside the workspace and never
+// changes one without apply (the fake backend's edits are previews).
+func FuzzToolArguments(f *testing.F) {
+	for _, s := range []string{
+		`{"action":"hover","file":"main.go","line":5,"symbol":"add"}`,
+		`{"action":"definition","file":"main.go","line":9,"column":14}`,
+		`{"action":"references","symbol":"add"}`,
+		`{"action":"diagnostics","file":"*","severity":"hint"}`,
+		`{"action":"symbols","query":"add","kind":"function","offset":3,"limit":1}`,
+		`{"action":"rename","file":"main.go","line":5,"symbol":"add#2","new_name":"sum"}`,
+		`{"action":"format","file":"main.go","line":1,"end_line":99,"end_column":-4}`,
+		`{"action":"request","method":"textDocument/foldingRange","params":"{\"textDocument\":{}}"}`,
+		`{"action":"call_hierarchy","file":"../../etc/passwd","line":1,"column":1}`,
+		`{"action":"code_actions","file":"main.go","line":5,"index":-1,"apply":false}`,
+	} {
+		f.Add([]byte(s))
+	}
+	root := f.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	fb := newFake()
+	loc := `[{"uri":"file://` + root + `/main.go","range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`
+	for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/typeDefinition", "textDocument/implementation"} {
+		fb.set(m, loc)
+	}
+	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	fb.set("workspace/symbol", `[{"name":"add","kind":12,"location":`+loc[1:len(loc)-1]+`}]`)
+	fb.set("textDocument/documentSymbol", `[{"name":"add","kind":12,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":40}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`)
+	fb.set("textDocument/rename", `{"changes":{"file://`+root+`/main.go":[{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"newText":"sum"}]}}`)
+	c, err := New(Config{Executable: "/bin/acp-lsp", AllowMutating: map[string]bool{"request": true}}, fb)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { c.Close() })
+	s, err := c.NewSession(root)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var in Input
+		if json.Unmarshal(b, &in) != nil {
+			return
+		}
+		in.Apply = false
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		res, err := s.call(ctx, in)
+		if err == nil && res == nil {
+			t.Fatalf("%s: neither answer nor error", b)
+		}
+		if got, _ := os.ReadFile(filepath.Join(root, "main.go")); string(got) != mainGo {
+			t.Fatalf("%s changed main.go without apply", b)
 		}
 	})
 }
