@@ -20,7 +20,7 @@ go test -race -count=1 -timeout 30m ./...
 fuzztime=${FUZZTIME:-10s}
 echo "== fuzz ($fuzztime each)"
 # Every FuzzXxx function in the module gets its bounded run.
-grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
+grep -rl --include='*_test.go' --exclude-dir=.cache --exclude-dir=node_modules '^func Fuzz' . | while read -r f; do
 	dir=$(dirname "$f")
 	for fn in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
 		echo "-- $dir $fn"
