@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -436,8 +437,11 @@ func TestFaultServerRequests(t *testing.T) {
 		{Method: "window/workDoneProgress/create", Params: json.RawMessage(`{"token":"t1"}`)},
 		{Method: "client/registerCapability", Params: json.RawMessage(`{"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"}]}}]}`)},
 		{Method: "workspace/applyEdit", Params: applyEdit},
+		{Method: "window/showMessageRequest", Params: json.RawMessage(`{"type":1,"message":"reload?","actions":[{"title":"yes"}]}`)},
+		{Method: "workspace/workspaceFolders"},
+		{Method: "acme/unknownRequest", Params: json.RawMessage(`{}`)},
 	}})
-	e.wantHover() // answered only after all four were
+	e.wantHover() // answered only after all of them were
 	got, err := os.ReadFile(other)
 	if err != nil || string(got) != "package fake\nfunc Applied() {}\n" {
 		t.Fatalf("b.fk after workspace/applyEdit: %q, %v", got, err)
@@ -447,13 +451,22 @@ func TestFaultServerRequests(t *testing.T) {
 	}
 	e.close()
 	resp := fakelsp.Responses(e.messages())
-	want := []string{`[{"x":1},null]`, `null`, `null`, `{"applied":true}`}
+	want := []string{`[{"x":1},null]`, `null`, `null`, `{"applied":true}`, `null`,
+		`[{"uri":"` + fileURI(e.root) + `","name":"` + filepath.Base(e.root) + `"}]`, `error -32601`}
 	if len(resp) != len(want) {
 		t.Fatalf("responses %+v", resp)
 	}
 	for i, r := range resp {
-		if r.Error != nil || string(r.Result) != want[i] {
-			t.Errorf("answer %d: result %s error %s, want %s", i, r.Result, r.Error, want[i])
+		got := string(r.Result)
+		if r.Error != nil {
+			var re struct {
+				Code int `json:"code"`
+			}
+			_ = decode(r.Error, &re)
+			got = "error " + strconv.Itoa(re.Code)
+		}
+		if got != want[i] {
+			t.Errorf("answer %d: %s, want %s", i, got, want[i])
 		}
 	}
 }

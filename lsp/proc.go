@@ -644,7 +644,9 @@ func (p *proc) shutdown(ctx context.Context) {
 		_, err := p.call(cctx, "shutdown", nil)
 		cancel()
 		if err == nil {
-			p.goNotify("exit", nil)
+			// Sent before the connection closes (the write watchdog bounds
+			// it): a server may take stdin closing as a crash.
+			_ = p.notify("exit", nil)
 		}
 		p.conn.Close()
 	}

@@ -512,7 +512,11 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 }
 
 func (s *server) foldersJSON() string {
-	b, _ := encode([]map[string]string{{"uri": edit.URIFromPath(s.root), "name": filepath.Base(s.root)}})
+	type folder struct {
+		URI  string `json:"uri"`
+		Name string `json:"name"`
+	}
+	b, _ := encode([]folder{{edit.URIFromPath(s.root), filepath.Base(s.root)}})
 	return string(b)
 }
 

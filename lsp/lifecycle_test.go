@@ -1,0 +1,130 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+)
+
+// TestFaultLifecycle: nothing starts before it is needed; Prewarm starts
+// the server without opening a document; initialize carries the client's
+// real capabilities and the project's workspace folder; Close ends with
+// shutdown then exit, and the process is gone.
+func TestFaultLifecycle(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	if st := e.m.Servers(); len(st) != 0 {
+		t.Fatalf("servers before any use %+v", st)
+	}
+	if msgs := e.messages(); len(msgs) != 0 {
+		t.Fatalf("a process started before any use: %+v", msgs)
+	}
+	if err := e.m.Prewarm(t.Context(), e.file); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.status(); st.State != StateRunning || st.OpenDocuments != 0 || st.PID == 0 {
+		t.Fatalf("after Prewarm %+v", st)
+	}
+	e.wantHover()
+	e.close()
+	msgs := e.messages()
+	if n := len(fakelsp.Starts(msgs)); n != 1 {
+		t.Fatalf("%d processes, want 1", n)
+	}
+	init := fakelsp.Requests(msgs, "initialize")
+	if len(init) != 1 {
+		t.Fatalf("initialize requests %+v", init)
+	}
+	for _, want := range []string{
+		`"positionEncodings":["utf-8","utf-16"]`, `"versionSupport":true`, `"workDoneProgress":true`,
+		`"configuration":true`, `"applyEdit":true`, `"didChangeWatchedFiles":{"dynamicRegistration":true`,
+		`"diagnostic":{"dynamicRegistration":true`, `"workspaceFolders":[{"uri":"` + fileURI(e.root) + `","name":"` + filepath.Base(e.root) + `"}]`,
+		`"rootUri":"` + fileURI(e.root) + `"`,
+	} {
+		if !strings.Contains(compact(init[0].Params), want) {
+			t.Errorf("initialize params lack %s: %s", want, init[0].Params)
+		}
+	}
+	methods := fakelsp.Methods(msgs)
+	if i := slices.Index(methods, "shutdown"); i < 0 || i+1 >= len(methods) || methods[i+1] != "exit" {
+		t.Fatalf("the session did not end with shutdown, exit: %v", methods)
+	}
+}
+
+// compact removes the JSON whitespace the client's capability literal has.
+func compact(raw []byte) string {
+	return strings.NewReplacer(" ", "", "\n", "", "\t", "").Replace(string(raw))
+}
+
+// TestFaultRoots: one process per (server, project root), shared by every
+// session whose workspace holds it; the nearest root marker decides the
+// project and no file but the ones asked about is opened.
+func TestFaultRoots(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	proj := filepath.Join(e.root, "proj")
+	for name, text := range map[string]string{
+		"proj/fake.root": "", "proj/p.fk": "func P() {}\n", "proj/deep/q.fk": "func Q() {}\n", "b.fk": "func B() {}\n",
+		"untouched.fk": "func U() {}\n",
+	} {
+		p := filepath.Join(e.root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second session whose workspace is the sub-project shares its
+	// process with the first.
+	if err := e.m.AddRoot(proj); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{e.file, filepath.Join(e.root, "b.fk"), filepath.Join(proj, "p.fk"), filepath.Join(proj, "deep", "q.fk")} {
+		if _, err := e.m.DocumentSymbols(t.Context(), f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	st := e.m.Servers()
+	if len(st) != 2 || st[0].Root != e.root || st[1].Root != proj || st[0].OpenDocuments != 2 || st[1].OpenDocuments != 2 {
+		t.Fatalf("servers %+v, want one for the workspace (a.fk, b.fk) and one for proj (p.fk, q.fk)", st)
+	}
+	e.close()
+	msgs := e.messages()
+	if n := len(fakelsp.Starts(msgs)); n != 2 {
+		t.Fatalf("%d processes, want 2", n)
+	}
+	var opened []string
+	for _, per := range opensPerStart(msgs) {
+		opened = append(opened, per...)
+	}
+	slices.Sort(opened)
+	if !slices.Equal(opened, []string{"a.fk", "b.fk", "p.fk", "q.fk"}) {
+		t.Fatalf("opened %v: only the files asked about", opened)
+	}
+}
+
+// TestFaultSyncByContent: a file touched without a change sends nothing; a
+// change sends didChange with the next version and the full text.
+func TestFaultSyncByContent(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	e.wantHover()
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(e.file, later, later); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	e.write(fakeText + "func More() {}\n")
+	e.wantHover()
+	e.close()
+	msgs := e.messages()
+	if v := fakelsp.Versions(msgs, fileURI(e.file)); !slices.Equal(v, []int{1, 2}) {
+		t.Fatalf("versions %v, want didOpen 1 then didChange 2 only", v)
+	}
+	for _, m := range msgs {
+		if m.Method == "textDocument/didChange" && !strings.Contains(string(m.Params), `func More() {}`) {
+			t.Fatalf("didChange without the full text: %s", m.Params)
+		}
+	}
+}
