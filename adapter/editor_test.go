@@ -263,3 +263,65 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestEditorPassthrough: an editor offering the raw passthrough (bare
+// spelling listed) gets the tool's native requests as they are, and its
+// server list appears in status; an LSP method its servers refuse
+// (-32601) is answered by gopls for that call.
+func TestEditorPassthrough(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, main := goWorkspace(t)
+	uri := edit.URIFromPath(main)
+	tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, true)
+	tc.initialize(t, `{"lsp":{"methods":["lsp/request","lsp/servers"]}}`, "")
+	cs := toolClient(t, tc.newSession(t, root))
+	se := tc.runEditor(func(m msg) reply {
+		switch m.Method {
+		case "lsp/servers":
+			return reply{result: `{"servers":[{"name":"editor:gopls","source":"editor","state":"ready","languages":["go"]}]}`}
+		case "lsp/request":
+			var p struct {
+				URI    string          `json:"uri"`
+				Method string          `json:"method"`
+				Params json.RawMessage `json:"params"`
+			}
+			json.Unmarshal(m.Params, &p)
+			switch p.Method {
+			case "textDocument/hover":
+				return reply{result: `{"contents":{"kind":"markdown","value":"PASSTHROUGH hover"}}`}
+			case "textDocument/definition":
+				return reply{result: fmt.Sprintf(`[{"uri":%q,"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`, uri)}
+			}
+		}
+		return reply{code: -32601, msg: "unsupported"}
+	})
+	line8 := strings.Split(brokenGo, "\n")[7]
+	inParens := strings.LastIndex(line8, "add(3)") + len("add(") + 1
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}, "PASSTHROUGH hover"},
+		{map[string]any{"action": "definition", "file": "main.go", "line": 8, "symbol": "add#2"}, "main.go:5:6"},
+		{map[string]any{"action": "status"}, "editor:gopls"},
+	} {
+		if text, isErr := callTool(t, cs, c.args); isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%v: want %q in:\n%s", c.args, c.want, text)
+		}
+	}
+	if s := tc.adapter.Manager().Servers(); len(s) != 0 {
+		t.Errorf("a local server was started for requests the editor answers: %+v", s)
+	}
+	if text, isErr := callTool(t, cs, map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": inParens}); isErr || !strings.Contains(text, "add(a int, b int) int") {
+		t.Errorf("signature help: %s", text)
+	}
+	if s := tc.adapter.Manager().Servers(); len(s) != 1 {
+		t.Errorf("local servers %+v, want gopls", s)
+	}
+	want := []string{"lsp/request", "lsp/request", "lsp/servers", "lsp/request"}
+	if got := se.methods(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("editor was sent %v, want %v", got, want)
+	}
+	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+	<-se.done
+}

@@ -370,8 +370,13 @@ func (a *Adapter) servers(ctx context.Context, hop *proxy.Hop, method string, pa
 		}
 	}
 	infos := []lspext.ServerInfo{}
-	if _, ok := a.editorOffers(method); ok {
-		res, err := a.callEditor(ctx, hop, method, params)
+	ask := method
+	if _, ok := a.editorOffers(ask); !ok && method == lspext.Status {
+		ask = lspext.Servers // the passthrough's list is the editor's status too
+		params = json.RawMessage("{}")
+	}
+	if _, ok := a.editorOffers(ask); ok {
+		res, err := a.callEditor(ctx, hop, ask, params)
 		var r lspext.ServersResult
 		switch {
 		case err != nil:
