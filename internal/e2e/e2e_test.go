@@ -1,0 +1,397 @@
+// Package e2e runs acp-lsp end to end with real peers: the acpx client,
+// the built acp-lsp binary in each of its modes, a real agent (opencode
+// driven by a scripted fake model, or acp-lsp's own scripted agent), and a
+// real gopls over a small Go workspace. It checks what the agent's model
+// reads from the lsp tool, what the editor is asked, what lands on disk,
+// and that nothing is left running.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakemodel"
+	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/proctest"
+)
+
+// bin is the acp-lsp binary built for the package; dir holds nothing else,
+// so a process whose command line names dir is one of ours.
+var bin struct{ dir, acplsp string }
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "acplsp-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin.dir, bin.acplsp = dir, filepath.Join(dir, "acp-lsp")
+	build := exec.Command("go", "build", "-o", bin.acplsp, "./cmd/acp-lsp")
+	build.Dir = peers.ModuleRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/acp-lsp: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// The workspace: calc.go declares Add and uses it in Twice; broken.go uses
+// it with a type error gopls reports with wantDiagnostic.
+const (
+	goMod  = "module example.com/calc\n\ngo 1.22\n"
+	calcGo = `package calc
+
+// Add returns the sum of a and b.
+func Add(a, b int) int {
+	return a + b
+}
+
+// Twice doubles n.
+func Twice(n int) int {
+	return Add(n, n)
+}
+`
+	brokenGo = `package calc
+
+// Label names a number.
+func Label(n int) string {
+	var s string = Add(n, 1)
+	return s
+}
+`
+	wantDiagnostic = "cannot use Add(n, 1) (value of type int) as string value in variable declaration"
+)
+
+// workspace writes the Go module into a fresh folder (symlinks resolved,
+// so paths compare equal to what gopls reports).
+func workspace(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{"go.mod": goMod, "calc.go": calcGo, "broken.go": brokenGo} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// step is one lsp tool call and what its answer must contain.
+type step struct {
+	name string
+	args string
+	want []string
+}
+
+// session is the scripted session every mode runs: read actions, a rename
+// preview, then the rename applied (the editor is asked first).
+var session = []step{
+	{"diagnostics", `{"action":"diagnostics","file":"broken.go"}`,
+		[]string{"broken.go:5:17", wantDiagnostic, "gopls: fresh"}},
+	{"definition", `{"action":"definition","file":"broken.go","line":5,"symbol":"Add"}`,
+		[]string{"calc.go:4:6", "func Add(a, b int) int"}},
+	{"references", `{"action":"references","file":"calc.go","line":4,"symbol":"Add"}`,
+		[]string{"references: 3", "calc.go:4:6", "calc.go:10:9", "broken.go:5:17"}},
+	{"hover", `{"action":"hover","file":"calc.go","line":4,"symbol":"Add"}`,
+		[]string{"func Add(a int, b int) int", "Add returns the sum of a and b."}},
+	{"symbols", `{"action":"symbols","file":"calc.go"}`,
+		[]string{"calc.go:4:6 function Add", "calc.go:9:6 function Twice"}},
+	{"rename preview", `{"action":"rename","file":"calc.go","line":4,"symbol":"Add","new_name":"Sum"}`,
+		[]string{"rename Add to Sum (preview, nothing written", "-func Add(a, b int) int", "+func Sum(a, b int) int", "broken.go"}},
+	{"rename apply", `{"action":"rename","file":"calc.go","line":4,"symbol":"Add","new_name":"Sum","apply":true}`,
+		[]string{"rename Add to Sum: applied", "calc.go", "broken.go"}},
+}
+
+// deniedSession applies the rename while the editor refuses.
+var deniedSession = []step{
+	{"rename apply denied", `{"action":"rename","file":"calc.go","line":4,"symbol":"Add","new_name":"Sum","apply":true}`,
+		[]string{"the user declined; nothing was changed"}},
+}
+
+// userConfig is the acp-lsp configuration of every run, read from the
+// sandbox's user file: a diagnostics wait generous enough for a loaded
+// machine (tests check correctness, not speed), and the test mark passed
+// to gopls so a leaked gopls would be found.
+const userConfig = `[diagnostics]
+wait_budget = "90s"
+
+[timeouts]
+request = "90s"
+
+[servers.gopls]
+env_allowlist = ["` + opencodetest.MarkVar + `"]
+`
+
+func writeUserConfig(t *testing.T, env *opencodetest.Env) {
+	t.Helper()
+	p := filepath.Join(env.Get("XDG_CONFIG_HOME"), "acp-lsp", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(userConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// front is acp-lsp in one of its modes, in front of the agent command line.
+type front struct {
+	name string
+	argv func(agent string) string
+}
+
+var fronts = []front{
+	{"wrapper", func(agent string) string { return bin.acplsp + " -- " + agent }},
+	{"conductor --lsp", func(agent string) string { return bin.acplsp + " conductor --lsp -- " + agent }},
+	{"proxy in conductor", func(agent string) string {
+		return bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy' -- " + agent
+	}},
+}
+
+// approveAll and denyEdits are acpx permission policies: everything
+// allowed, or the lsp tool's edits (kind "edit") refused and all else
+// allowed.
+const (
+	approveAll = `{"defaultAction":"approve"}`
+	denyEdits  = `{"autoDeny":["edit"],"defaultAction":"approve"}`
+)
+
+// acpx runs `acpx --agent AGENT --permission-policy POLICY --format json
+// exec PROMPT` with the session in cwd and returns the transcript.
+func acpx(ctx context.Context, t *testing.T, env *opencodetest.Env, agent, cwd, policy, prompt string) *opencodetest.Transcript {
+	t.Helper()
+	exe := peers.Require(t, "acpx")
+	mcp := filepath.Join(env.Dir, "mcp.json")
+	if err := os.WriteFile(mcp, []byte(`{"mcpServers":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, exe, "--agent", agent, "--permission-policy", policy,
+		"--format", "json", "--mcp-config", mcp, "--cwd", cwd, "exec", prompt)
+	cmd.Env, cmd.Dir = env.Vars, env.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	tr, err := opencodetest.ParseTranscript(stdout.Bytes())
+	if runErr != nil || err != nil {
+		t.Fatalf("acpx exec: %v %v\nstderr:\n%s\nstdout:\n%s", runErr, err, stderr.String(), stdout.String())
+	}
+	if dir := os.Getenv("ACP_LSP_TRANSCRIPTS"); dir != "" {
+		name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()) + ".ndjson"
+		_ = os.WriteFile(filepath.Join(dir, name), stdout.Bytes(), 0o644)
+	}
+	return tr
+}
+
+// checkAnswers matches each step's answer against what it must contain.
+func checkAnswers(t *testing.T, steps []step, answers []string) {
+	t.Helper()
+	if len(answers) != len(steps) {
+		t.Errorf("got %d tool answers, want %d:\n%s", len(answers), len(steps), strings.Join(answers, "\n---\n"))
+		return
+	}
+	for i, s := range steps {
+		for _, w := range s.want {
+			if !strings.Contains(answers[i], w) {
+				t.Errorf("%s: want %q in the answer:\n%s", s.name, w, answers[i])
+				break
+			}
+		}
+	}
+}
+
+// checkPermission checks that the editor was asked exactly once, about
+// the rename, showing the diff.
+func checkPermission(t *testing.T, tr *opencodetest.Transcript) {
+	t.Helper()
+	var asks []string
+	for _, m := range tr.Requests("session/request_permission") {
+		var p struct {
+			ToolCall struct {
+				Title   string          `json:"title"`
+				Kind    string          `json:"kind"`
+				Content json.RawMessage `json:"content"`
+			} `json:"toolCall"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			t.Fatalf("request_permission params: %v: %s", err, m.Params)
+		}
+		if p.ToolCall.Title != "rename Add to Sum" {
+			continue // the agent's own permission requests
+		}
+		asks = append(asks, p.ToolCall.Title)
+		if p.ToolCall.Kind != "edit" || !strings.Contains(string(p.ToolCall.Content), `+func Sum(a, b int) int`) {
+			t.Errorf("permission request: kind %q content %s, want an edit showing the diff", p.ToolCall.Kind, p.ToolCall.Content)
+		}
+	}
+	if len(asks) != 1 {
+		t.Errorf("permission requests for the rename: %d, want 1", len(asks))
+	}
+}
+
+// checkDisk compares the workspace with the renamed or the original files.
+func checkDisk(t *testing.T, dir string, renamed bool) {
+	t.Helper()
+	wantCalc, wantBroken := calcGo, brokenGo
+	if renamed {
+		wantCalc = strings.ReplaceAll(strings.ReplaceAll(calcGo, "Add(", "Sum("), "// Add ", "// Sum ")
+		wantBroken = strings.ReplaceAll(brokenGo, "Add(", "Sum(")
+	}
+	for name, want := range map[string]string{"calc.go": wantCalc, "broken.go": wantBroken} {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Errorf("%s on disk (renamed=%v):\n%s\nwant:\n%s", name, renamed, got, want)
+		}
+	}
+}
+
+func checkNoLeftovers(t *testing.T, env *opencodetest.Env) {
+	t.Helper()
+	env.RequireNoLeftovers(t)
+	proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+}
+
+// runOpencode runs steps as one turn of opencode, its fake model calling
+// the lsp tool once per step, and returns the tool results the model read
+// and the transcript acpx saw.
+func runOpencode(t *testing.T, f front, dir, policy string, steps []step) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+	t.Helper()
+	var calls []fakemodel.Call
+	for _, s := range steps {
+		calls = append(calls, fakemodel.Call{Tool: `^acp-lsp_lsp$`, Arguments: s.args})
+	}
+	model, err := fakemodel.Start(fakemodel.Script{Calls: calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	oc := opencodetest.NewOpencode(t, model)
+	writeUserConfig(t, oc.Env)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	tr := acpx(ctx, t, oc.Env, f.argv(oc.CommandLine()), dir, policy, "use the lsp tool on the calc package")
+	reqs := model.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("the model was never asked")
+	}
+	last := reqs[len(reqs)-1]
+	if !last.Offers("acp-lsp_lsp") {
+		t.Fatalf("the model was not offered acp-lsp_lsp; tools: %v", last.Tools)
+	}
+	if tr.StopReason() != "end_turn" {
+		t.Errorf("stop reason %q, want end_turn", tr.StopReason())
+	}
+	return last.ToolResults(), tr, oc.Env
+}
+
+// TestOpencodeSession: acpx → acp-lsp (each mode) → opencode → fake model
+// calling the lsp tool over a real gopls; the rename is applied after the
+// editor (acpx) allows it.
+func TestOpencodeSession(t *testing.T) {
+	for _, f := range fronts {
+		t.Run(f.name, func(t *testing.T) {
+			dir := workspace(t)
+			answers, tr, env := runOpencode(t, f, dir, approveAll, session)
+			checkAnswers(t, session, answers)
+			checkPermission(t, tr)
+			checkDisk(t, dir, true)
+			checkNoLeftovers(t, env)
+		})
+	}
+}
+
+// TestOpencodeRenameDenied: the editor refuses the rename; the model is
+// told so and nothing on disk changes.
+func TestOpencodeRenameDenied(t *testing.T) {
+	dir := workspace(t)
+	answers, tr, env := runOpencode(t, fronts[0], dir, denyEdits, deniedSession)
+	checkAnswers(t, deniedSession, answers)
+	checkPermission(t, tr)
+	checkDisk(t, dir, false)
+	checkNoLeftovers(t, env)
+}
+
+// runScripted runs steps as one prompt of acp-lsp's scripted agent and
+// returns each call's answer as the agent reported it.
+func runScripted(t *testing.T, f front, dir, policy string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+	t.Helper()
+	env := opencodetest.NewEnv(t)
+	writeUserConfig(t, env)
+	var prompt []string
+	for _, s := range steps {
+		prompt = append(prompt, "lsp "+s.args)
+	}
+	agent := bin.acplsp + " agent"
+	argv := f.argv(agent)
+	if flags != "" {
+		argv = strings.Replace(argv, bin.acplsp+" ", bin.acplsp+" "+flags+" ", 1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	tr := acpx(ctx, t, env, argv, dir, policy, strings.Join(prompt, "\n"))
+	calls, order := tr.ToolCalls()
+	var answers []string
+	for _, id := range order {
+		c := calls[id]
+		answers = append(answers, c.Text()+string(c.RawOutput))
+	}
+	if tr.StopReason() != "end_turn" {
+		t.Errorf("stop reason %q, want end_turn", tr.StopReason())
+	}
+	return answers, tr, env
+}
+
+// TestScriptedAgentSession: the same session with acp-lsp's built-in
+// scripted agent instead of opencode, in every mode; the wrapper run
+// reaches the tool over stdio (the mcp-bridge subcommand), the others over
+// HTTP.
+func TestScriptedAgentSession(t *testing.T) {
+	for i, f := range fronts {
+		t.Run(f.name, func(t *testing.T) {
+			flags := ""
+			if i == 0 {
+				flags = "-mcp-transport stdio"
+			}
+			dir := workspace(t)
+			answers, tr, env := runScripted(t, f, dir, approveAll, session, flags)
+			checkAnswers(t, session, answers)
+			checkPermission(t, tr)
+			checkDisk(t, dir, true)
+			checkNoLeftovers(t, env)
+		})
+	}
+	t.Run("denied", func(t *testing.T) {
+		dir := workspace(t)
+		answers, tr, env := runScripted(t, fronts[0], dir, denyEdits, deniedSession, "")
+		checkAnswers(t, deniedSession, answers)
+		checkPermission(t, tr)
+		checkDisk(t, dir, false)
+		checkNoLeftovers(t, env)
+	})
+}
