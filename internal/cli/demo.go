@@ -43,10 +43,13 @@ it) and acp-lsp, the agent and gopls are ended.
 The sample needs gopls on PATH; without it the demo stops and says how to
 install it (scripts/demo.sh in a checkout installs the pinned version).
 
-With -workspace DIR the calls run over DIR in place instead (diagnostics
-of every file and the servers' status, or the calls of -script FILE). A
-script has one tool call per line, as the scripted agent reads them; a
-'# title' line names the call after it.
+With -workspace DIR the calls run over DIR in place instead: for each of
+the (up to three) languages with the most files there, the diagnostics of
+all its files and the symbols of one, then the servers' status; or the
+calls of -script FILE. A script has one tool call per line, as the
+scripted agent reads them; a '# title' line names the call after it.
+Nothing is written in either case (a rename in a script is a preview
+unless it says "apply":true, and the demo declines every permission).
 
 Exits 0 when every call completed, 1 when one failed or the chain broke,
 2 on a wrong command line.

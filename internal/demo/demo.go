@@ -176,7 +176,9 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 			return nil, fmt.Errorf("workspace: %w", err)
 		}
 		if steps == nil {
-			steps = WorkspaceSteps()
+			if steps, err = WorkspaceSteps(ws); err != nil {
+				return nil, err
+			}
 		}
 	}
 	rep.Workspace = ws

@@ -309,3 +309,73 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// TestWorkspaceSteps picks each server once, by its most common extension,
+// most files first, skipping hidden and dependency folders.
+func TestWorkspaceSteps(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"go.mod", "a.go", "cmd/b.go", "tool/c.py", "README.md", ".git/x.py", ".git/y.py", "node_modules/z.ts", "node_modules/w.ts"} {
+		p := filepath.Join(dir, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, nil, 0o644)
+	}
+	steps, err := demo.WorkspaceSteps(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, s.Line)
+	}
+	want := []string{
+		`lsp {"action":"diagnostics","file":"**/*.go"}`,
+		`lsp {"action":"symbols","file":"a.go"}`,
+		`lsp {"action":"diagnostics","file":"**/*.py"}`,
+		`lsp {"action":"symbols","file":"tool/c.py"}`,
+		`lsp {"action":"status"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	empty := t.TempDir()
+	os.WriteFile(filepath.Join(empty, "notes.txt"), nil, 0o644)
+	if _, err := demo.WorkspaceSteps(empty); err == nil || !strings.Contains(err.Error(), "no file in "+empty+" has a built-in language server") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestWorkspaceDemo runs the -workspace mode over a folder in place: the
+// folder stays, and the steps show its error and the running gopls.
+func TestWorkspaceDemo(t *testing.T) {
+	dir, exe := binDir(t, true)
+	ws := t.TempDir()
+	if err := demo.CopySample(ws); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep, err := demo.Run(context.Background(), demo.Options{
+		Chain:     []string{exe, "-log-level", "error", "--", exe, "agent"},
+		Workspace: ws,
+		Out:       &out,
+		Env:       env("acp-lsp", dir+string(os.PathListSeparator)+os.Getenv("PATH")),
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, w := range []string{
+		"[1/3] diagnostics: every .go file (gopls) (completed",
+		"cannot use Area(big)",
+		"[3/3] status: the language servers acp-lsp started (completed",
+		"gopls (local) ready",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("want %q in:\n%s", w, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(rep.Workspace, "main.go")); err != nil {
+		t.Errorf("a given workspace must stay: %v", err)
+	}
+	proctest.NoLeftovers(t, dir, 5*time.Second)
+}

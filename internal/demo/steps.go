@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/internal/scriptagent"
+	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
 // Step is one tool call of the demo: a prompt line the scripted agent runs.
@@ -58,13 +62,111 @@ func SampleSteps() ([]Step, error) {
 	}, nil
 }
 
-// WorkspaceSteps are the steps over a workspace given with --workspace and
-// no script: the servers' diagnostics for every file, then their status.
-func WorkspaceSteps() []Step {
-	return []Step{
-		{"diagnostics: every file", toolLine("action", "diagnostics", "file", "*")},
-		{"status: the language servers acp-lsp runs", toolLine("action", "status")},
+// maxLanguages bounds the languages WorkspaceSteps looks at, and maxWalk
+// the files it reads names of, so that a huge tree answers quickly.
+const (
+	maxLanguages = 3
+	maxWalk      = 20000
+)
+
+// skipDir reports folders no project's sources live in.
+func skipDir(name string) bool {
+	switch name {
+	case "node_modules", "vendor", "target", "dist", "build", "__pycache__", "venv":
+		return true
 	}
+	return strings.HasPrefix(name, ".") && name != "."
+}
+
+// WorkspaceSteps are the steps over a workspace given with -workspace and
+// no script: for each of the first few file extensions found that a
+// built-in language server handles (each server once, with its most
+// common extension), the diagnostics of every such file and
+// the symbols of the first one; then the servers' status.
+func WorkspaceSteps(dir string) ([]Step, error) {
+	servers := lsp.DefaultServers()
+	// Per extension: how many files, the first one, and its server.
+	type extInfo struct {
+		count         int
+		first, server string
+	}
+	exts := map[string]*extInfo{}
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable folders are skipped, not fatal
+		}
+		if d.IsDir() {
+			if p != dir && skipDir(d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if n++; n > maxWalk {
+			return filepath.SkipAll
+		}
+		ext := strings.TrimPrefix(filepath.Ext(p), ".")
+		if ext == "" {
+			return nil
+		}
+		if e := exts[ext]; e != nil {
+			e.count++
+			return nil
+		}
+		e := &extInfo{count: 1}
+		exts[ext] = e
+		for _, srv := range lsp.ServersFor(servers, p) {
+			if slices.Contains(srv.Extensions, ext) {
+				rel, _ := filepath.Rel(dir, p)
+				e.first, e.server = filepath.ToSlash(rel), srv.Name
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("workspace steps: %w", err)
+	}
+	// Each server once, with its most common extension; the servers with
+	// the most files first.
+	type lang struct {
+		ext string
+		extInfo
+	}
+	best := map[string]lang{}
+	for ext, e := range exts {
+		if e.server == "" {
+			continue
+		}
+		if b, ok := best[e.server]; !ok || e.count > b.count || (e.count == b.count && ext < b.ext) {
+			best[e.server] = lang{ext, *e}
+		}
+	}
+	var langs []lang
+	for _, l := range best {
+		langs = append(langs, l)
+	}
+	slices.SortFunc(langs, func(a, b lang) int {
+		if a.count != b.count {
+			return b.count - a.count
+		}
+		return strings.Compare(a.server, b.server)
+	})
+	if len(langs) > maxLanguages {
+		langs = langs[:maxLanguages]
+	}
+	if len(langs) == 0 {
+		return nil, fmt.Errorf("workspace steps: no file in %s has a built-in language server (run acp-lsp doctor %s, or give -script)", dir, dir)
+	}
+	var steps []Step
+	for _, l := range langs {
+		steps = append(steps,
+			Step{fmt.Sprintf("diagnostics: every .%s file (%s)", l.ext, l.server), toolLine("action", "diagnostics", "file", "**/*."+l.ext)},
+			Step{fmt.Sprintf("symbols: %s", l.first), toolLine("action", "symbols", "file", l.first)},
+		)
+	}
+	steps = append(steps, Step{"status: the language servers acp-lsp started", toolLine("action", "status")})
+	return steps, nil
 }
 
 // ParseScript reads steps from a script: one tool line per step (`lsp
