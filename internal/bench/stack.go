@@ -173,6 +173,8 @@ func (s *Stack) agentLoop() {
 		switch m.Method {
 		case "initialize":
 			result = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": map[string]any{"http": true}}}
+		case "session/close", "session/cancel":
+			result = map[string]any{}
 		case "session/new":
 			var p struct {
 				MCPServers []mcpEntry `json:"mcpServers"`
@@ -232,11 +234,31 @@ func (s *Stack) Notify(method string, params any) error {
 }
 
 // NewSession opens an ACP session on cwd and connects an MCP client to the
-// lsp tool the component injected for it.
+// lsp tool the component injected for it. Closing the client closes its
+// HTTP connections.
 func (s *Stack) NewSession(ctx context.Context, cwd string) (*mcp.ClientSession, error) {
+	_, cs, err := s.OpenSession(ctx, cwd)
+	return cs, err
+}
+
+// CloseSession sends session/close for an ACP session id: the component
+// ends its token and MCP connections.
+func (s *Stack) CloseSession(ctx context.Context, id string) error {
+	_, err := s.call(ctx, "session/close", map[string]any{"sessionId": id})
+	return err
+}
+
+// Call sends a request from the editor into the chain and returns the
+// result (tests use it for ordering barriers and raw ACP requests).
+func (s *Stack) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return s.call(ctx, method, params)
+}
+
+// OpenSession is NewSession that also returns the ACP session id.
+func (s *Stack) OpenSession(ctx context.Context, cwd string) (string, *mcp.ClientSession, error) {
 	res, err := s.call(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
 	if err != nil {
-		return nil, fmt.Errorf("stack: session/new: %w", err)
+		return "", nil, fmt.Errorf("stack: session/new: %w", err)
 	}
 	var r struct {
 		SessionID string `json:"sessionId"`
@@ -246,7 +268,7 @@ func (s *Stack) NewSession(ctx context.Context, cwd string) (*mcp.ClientSession,
 	e, ok := s.entries[r.SessionID]
 	s.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
+		return "", nil, fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
 	}
 	token := ""
 	for _, h := range e.Headers {
@@ -254,7 +276,8 @@ func (s *Stack) NewSession(ctx context.Context, cwd string) (*mcp.ClientSession,
 			token = strings.TrimPrefix(h.Value, "Bearer ")
 		}
 	}
-	return connectHTTP(ctx, e.URL, token)
+	cs, err := connectHTTP(ctx, e.URL, token)
+	return r.SessionID, cs, err
 }
 
 // Close ends the chain (and gopls with it) and waits.

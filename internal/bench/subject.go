@@ -154,14 +154,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// connectHTTP connects to a streamable HTTP MCP server with a bearer token.
+// connectHTTP connects to a streamable HTTP MCP server with a bearer token,
+// over its own HTTP transport, whose idle connections end when the
+// session is closed (so a closed session leaves no goroutine behind).
 func connectHTTP(ctx context.Context, url, token string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "acp-lsp-bench", Version: "1"}, nil)
-	hc := &http.Client{Transport: bearer{token: token, next: http.DefaultTransport}}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	hc := &http.Client{Transport: bearer{token: token, next: tr}}
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
 	if err != nil {
+		tr.CloseIdleConnections()
 		return nil, fmt.Errorf("connect %s: %w", url, err)
 	}
+	go func() {
+		cs.Wait()
+		tr.CloseIdleConnections()
+	}()
 	return cs, nil
 }
 
