@@ -99,3 +99,49 @@ func TestEditorFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestSpelling checks which spelling is tried first (configured, listed,
+// default) and that a spelling found to work is used from then on.
+func TestSpelling(t *testing.T) {
+	if _, err := New(Config{Spelling: "LSP"}); err == nil {
+		t.Error("a bad spelling was accepted")
+	}
+	for _, tt := range []struct {
+		name, spelling, meta string
+		// works is the spelling the editor answers (non-null); the other
+		// one gets null.
+		works string
+		want  []string
+	}{
+		{"default underscore", "", `{"lsp":true}`, "_lsp", []string{"_lsp/hover", "_lsp/hover"}},
+		{"listed bare", "", `{"lsp":{"methods":["lsp/hover"]}}`, "lsp", []string{"lsp/hover", "lsp/hover"}},
+		{"configured bare", "lsp", `{"lsp":{"methods":["_lsp/hover"]}}`, "lsp", []string{"lsp/hover", "lsp/hover"}},
+		{"configured underscore over listed", "_lsp", `{"lsp":{"methods":["lsp/hover"]}}`, "_lsp", []string{"_lsp/hover", "_lsp/hover"}},
+		{"null then the other, remembered", "", `{"lsp":true}`, "lsp", []string{"_lsp/hover", "lsp/hover", "lsp/hover"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tc := startChain(t, Config{NoLocal: true, Spelling: tt.spelling}, false)
+				tc.initialize(t, tt.meta, "")
+				se := tc.runEditor(func(m msg) reply {
+					if strings.HasPrefix(m.Method, tt.works+"/") {
+						return reply{result: `{"contents":"h"}`}
+					}
+					return reply{result: "null"}
+				})
+				for id := 1; id <= 2; id++ {
+					tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":"_lsp/hover","params":{"uri":"file:///w/a.go","line":1,"character":1}}`, id)
+					if m := tc.agent.recv(t); m.Error != nil || string(m.Result) != `{"contents":"h"}` {
+						t.Errorf("agent got %s", m.raw)
+					}
+				}
+				synctest.Wait()
+				if got := se.methods(); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Errorf("editor was sent %v, want %v", got, tt.want)
+				}
+				tc.cancel()
+				<-se.done
+			})
+		})
+	}
+}

@@ -111,3 +111,29 @@ func TestLocalResync(t *testing.T) {
 	awaitPublish("20", func(d string) bool { return strings.Contains(d, "not enough arguments") })
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }
+
+// TestEditorDiagnosticsReachComponent: diagnostics the editor pushes (bare
+// spelling, 1-based) travel through the adapter into the component's
+// cache: after the agent wrote the file, the next prompt carries them.
+func TestEditorDiagnosticsReachComponent(t *testing.T) {
+	root, main := goWorkspace(t)
+	uri := edit.URIFromPath(main)
+	tc := startChain(t, Config{NoLocal: true}, true)
+	tc.initialize(t, `{"lsp":{"notifications":["lsp/publishDiagnostics"]}}`, "")
+	tc.newSession(t, root)
+	tc.editor.send(t, `{"jsonrpc":"2.0","method":"lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"severity":1,"message":"EDITOR pushed"}]}}`, uri)
+	tc.agent.send(t, `{"jsonrpc":"2.0","id":30,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
+	w := tc.editor.recv(t)
+	if w.Method != "fs/write_text_file" {
+		t.Fatalf("editor got %s", w.raw)
+	}
+	tc.editor.send(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
+	if r := tc.agent.recv(t); string(r.ID) != "30" {
+		t.Fatalf("agent got %s", r.raw)
+	}
+	tc.editor.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)
+	p := tc.agent.recv(t)
+	if p.Method != "session/prompt" || !strings.Contains(string(p.Params), "main.go:8:25: error: EDITOR pushed") {
+		t.Errorf("agent got %s", p.raw)
+	}
+}
