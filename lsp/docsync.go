@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -42,6 +43,8 @@ type pullState struct {
 func (p *proc) sync(path string) (document, error) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
+	now := p.srv.mgr.now()
+	defer p.closeIdle(path, now)
 	fi, err := os.Stat(path)
 	if err != nil {
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
@@ -52,7 +55,7 @@ func (p *proc) sync(path string) (document, error) {
 	p.mu.Lock()
 	d := p.docs[path]
 	if d != nil && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
-		d.lastUsed = time.Now()
+		d.lastUsed = now
 		snap := *d
 		p.mu.Unlock()
 		return snap, nil
@@ -66,7 +69,7 @@ func (p *proc) sync(path string) (document, error) {
 	text := string(b)
 	p.mu.Lock()
 	if d != nil && d.hash == sum {
-		d.size, d.mtime, d.lastUsed = fi.Size(), fi.ModTime(), time.Now()
+		d.size, d.mtime, d.lastUsed = fi.Size(), fi.ModTime(), now
 		snap := *d
 		p.mu.Unlock()
 		return snap, nil
@@ -88,7 +91,7 @@ func (p *proc) sync(path string) (document, error) {
 		uj, _ := encode(d.uri)
 		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, d.version, tj))
 	}
-	d.hash, d.size, d.mtime, d.lastUsed = sum, fi.Size(), fi.ModTime(), time.Now()
+	d.hash, d.size, d.mtime, d.lastUsed = sum, fi.Size(), fi.ModTime(), now
 	d.text = position.NewDocumentString(text)
 	d.sentSeq = seq
 	snap := *d
@@ -102,6 +105,33 @@ func (p *proc) sync(path string) (document, error) {
 		_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
 	}
 	return snap, nil
+}
+
+// closeIdle closes the documents other than keep that no request used for
+// Options.DocumentIdle: a server keeps analysing what is open, so what the
+// agent stopped looking at should not cost it memory and CPU. It runs on
+// the next sync (a quiet server changes nothing, and idle teardown ends it
+// in the end); syncMu is held.
+func (p *proc) closeIdle(keep string, now time.Time) {
+	idle := p.srv.mgr.opts.DocumentIdle
+	if idle <= 0 {
+		return
+	}
+	var uris []string
+	p.mu.Lock()
+	for path, d := range p.docs {
+		if path != keep && now.Sub(d.lastUsed) > idle {
+			delete(p.docs, path)
+			p.diags.forget(d.uri)
+			uris = append(uris, d.uri)
+		}
+	}
+	p.mu.Unlock()
+	sort.Strings(uris)
+	for _, u := range uris {
+		uj, _ := encode(u)
+		_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+	}
 }
 
 // evictLocked drops the least recently used documents over the bound and

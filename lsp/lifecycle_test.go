@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -126,5 +127,44 @@ func TestFaultSyncByContent(t *testing.T) {
 		if m.Method == "textDocument/didChange" && !strings.Contains(string(m.Params), `func More() {}`) {
 			t.Fatalf("didChange without the full text: %s", m.Params)
 		}
+	}
+}
+
+// TestFaultDocumentIdle: a document no request used for DocumentIdle is
+// closed on the server when another one is synced; it is reopened when
+// used again.
+func TestFaultDocumentIdle(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, func(o *Options) { o.DocumentIdle = time.Hour })
+	var skew atomic.Int64
+	e.m.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	other := filepath.Join(e.root, "b.fk")
+	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	if st := e.status(); st.OpenDocuments != 2 {
+		t.Fatalf("open documents %d, want 2", st.OpenDocuments)
+	}
+	skew.Store(int64(time.Hour + time.Minute))
+	e.wantHover() // a.fk is used again: b.fk has been idle for over an hour
+	if st := e.status(); st.OpenDocuments != 1 {
+		t.Fatalf("open documents after b.fk idled %d, want 1", st.OpenDocuments)
+	}
+	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	e.close()
+	var got []string
+	for _, m := range e.messages() {
+		if strings.HasPrefix(m.Method, "textDocument/did") {
+			got = append(got, strings.TrimPrefix(m.Method, "textDocument/")+" "+filepath.Base(docURIOf(m.Params)))
+		}
+	}
+	want := []string{"didOpen b.fk", "didOpen a.fk", "didClose b.fk", "didOpen b.fk"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("document traffic %q, want %q", got, want)
 	}
 }

@@ -43,6 +43,11 @@ type Options struct {
 	// MaxOpenDocuments bounds open documents per server process; the
 	// least recently used is closed beyond it. Default 200.
 	MaxOpenDocuments int
+	// DocumentIdle closes a document on its server once no request used
+	// it for this long (checked when another document is synced).
+	// Default 10 minutes; negative keeps documents open until the LRU
+	// bound or the server's idle teardown closes them.
+	DocumentIdle time.Duration
 	// MaxRestarts is how many crashes within RestartWindow are restarted
 	// before the circuit opens. Defaults 5 and 3 minutes.
 	MaxRestarts   int
@@ -91,6 +96,9 @@ func NewManager(opts Options) (*Manager, error) {
 	opts.Timeouts = opts.Timeouts.withDefaults(DefaultTimeouts)
 	if opts.MaxOpenDocuments <= 0 {
 		opts.MaxOpenDocuments = 200
+	}
+	if opts.DocumentIdle == 0 {
+		opts.DocumentIdle = 10 * time.Minute
 	}
 	if opts.MaxRestarts <= 0 {
 		opts.MaxRestarts = 5
