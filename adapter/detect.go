@@ -149,6 +149,14 @@ func (a *Adapter) chainOffer() capability {
 		}
 	}
 	c.Methods = append(c.Methods, nativeMethods...)
+	// Other methods the editor lists are passed through to it as they are.
+	if o != nil {
+		for _, m := range keys(o.methods) {
+			if !slices.Contains(c.Methods, m) {
+				c.Methods = append(c.Methods, m)
+			}
+		}
+	}
 	c.Notifications = append(c.Notifications, editorNotifications...)
 	return c
 }

@@ -194,8 +194,8 @@ func TestInitializeAdvertisement(t *testing.T) {
 		{"absent", "", Config{}, nil, []string{"_lsp/hover", "_lsp/request", "_lsp/diagnosticReport"}},
 		{"false is off", `{"lsp":false,"other":{"x":1}}`, Config{}, nil, []string{"_lsp/hover"}},
 		{"true", `{"lsp":true}`, Config{}, slicesOf(referenceMethods), []string{"_lsp/hover"}},
-		{"object, both spellings", `{"lsp":{"methods":["lsp/hover","_lsp/servers","lsp/request"],"notifications":["lsp/didSave"]}}`, Config{},
-			[]string{"_lsp/hover", "_lsp/servers", "_lsp/request"}, []string{"_lsp/hover", "_lsp/status"}},
+		{"object, both spellings", `{"lsp":{"methods":["lsp/hover","_lsp/servers","lsp/request","lsp/frobnicate"],"notifications":["lsp/didSave"]}}`, Config{},
+			[]string{"_lsp/hover", "_lsp/servers", "_lsp/request"}, []string{"_lsp/hover", "_lsp/status", "_lsp/frobnicate"}},
 		{"no local, editor offers hover", `{"lsp":{"methods":["_lsp/hover"]}}`, Config{NoLocal: true}, []string{"_lsp/hover"}, []string{"_lsp/hover", "_lsp/servers"}},
 		{"no editor", `{"lsp":true}`, Config{NoEditor: true}, nil, []string{"_lsp/hover"}},
 	} {

@@ -145,3 +145,34 @@ func TestSpelling(t *testing.T) {
 		})
 	}
 }
+
+// TestEditorDiagnosticReport: a diagnostic report answered through the
+// editor's _lsp/diagnostics, one call per file, gives each file the
+// verdict it deserves (fresh, failed, timeout), never an empty list for
+// a file the editor did not answer about.
+func TestEditorDiagnosticReport(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tc := startChain(t, Config{NoLocal: true}, false)
+		tc.initialize(t, `{"lsp":{"methods":["_lsp/diagnostics"]}}`, "")
+		se := tc.runEditor(func(m msg) reply {
+			switch {
+			case strings.Contains(string(m.Params), "a.go"):
+				return reply{result: `[{"range":{"start":{"line":2,"character":1},"end":{"line":2,"character":4}},"severity":2,"message":"unused"}]`}
+			case strings.Contains(string(m.Params), "b.go"):
+				return reply{code: -32603, msg: "no project for b.go"}
+			}
+			return reply{silent: true}
+		})
+		tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{"uris":["file:///w/a.go","file:///w/b.go","file:///w/c.go"]}}`)
+		m := tc.agent.recv(t)
+		want := `{"files":[{"uri":"file:///w/a.go","diagnostics":[{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":3}},"severity":2,"message":"unused"}],"server":"editor"}],` +
+			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"as the editor currently holds them"},` +
+			`{"server":"editor","verdict":"failed","uris":["file:///w/b.go"],"detail":"editor answered _lsp/diagnostics: no project for b.go"},` +
+			`{"server":"editor","verdict":"timeout","uris":["file:///w/c.go"],"detail":"the editor did not answer _lsp/diagnostics within 10s"}]}`
+		if m.Error != nil || string(m.Result) != want {
+			t.Errorf("got %s\nwant result %s", m.raw, want)
+		}
+		tc.cancel()
+		<-se.done
+	})
+}

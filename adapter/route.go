@@ -132,6 +132,9 @@ func (a *Adapter) lack(method string) {
 // JSON-RPC errors for the asker: the editor's own (code kept, message
 // prefixed), or -32603 when the editor did not answer in time (a late
 // answer is dropped by the chain).
+// editorTimeoutText starts the message of an editor timeout.
+const editorTimeoutText = "the editor did not answer"
+
 func (a *Adapter) callOnce(ctx context.Context, hop *proxy.Hop, name string, params json.RawMessage) (json.RawMessage, error) {
 	cctx, cancel := context.WithTimeout(ctx, a.cfg.EditorTimeout)
 	defer cancel()
@@ -146,7 +149,7 @@ func (a *Adapter) callOnce(ctx context.Context, hop *proxy.Hop, name string, par
 	case ctx.Err() != nil:
 		return nil, err
 	case errors.Is(err, context.DeadlineExceeded):
-		return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("the editor did not answer %s within %s", name, a.cfg.EditorTimeout)}
+		return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s %s within %s", editorTimeoutText, name, a.cfg.EditorTimeout)}
 	}
 	return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("editor call %s: %v", name, err)}
 }
@@ -346,7 +349,7 @@ func (a *Adapter) editorDiagnostics(ctx context.Context, hop *proxy.Hop, p lspex
 				return nil, ctx.Err()
 			}
 			verdict := lspext.VerdictFailed
-			if strings.Contains(ans.err.Error(), "did not answer") {
+			if strings.Contains(ans.err.Error(), editorTimeoutText) {
 				verdict = lspext.VerdictTimeout
 			}
 			out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: editorServerName, Verdict: verdict, URIs: []string{uris[i]}, Detail: rpcError(ctx, lspext.Diagnostics, ans.err).Message})
