@@ -1,0 +1,108 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strconv"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestWaitPushTiming runs the push-diagnostics wait in fake time: when a
+// verdict is reached and which one, for versioned, unversioned (settle
+// window), stale, missing and loading servers and a server that exits.
+// Each event happens at a fixed fake time; the answer's time is exact.
+func TestWaitPushTiming(t *testing.T) {
+	const settle = 300 * time.Millisecond
+	const deadline = 2 * time.Second
+	type event struct {
+		at      time.Duration
+		version int // 0: unversioned
+		n       int // diagnostics
+		kind    string
+	}
+	pub := func(at time.Duration, version, n int) event { return event{at, version, n, "publish"} }
+	for _, tc := range []struct {
+		name    string
+		before  []event // before the document was synced
+		events  []event
+		verdict Verdict
+		at      time.Duration // when the answer comes
+		n       int
+		version int32
+	}{
+		{"versioned, current", nil, []event{pub(100*time.Millisecond, 2, 1)}, Fresh, 100 * time.Millisecond, 1, 2},
+		{"versioned, older first", nil, []event{pub(100*time.Millisecond, 1, 3), pub(400*time.Millisecond, 2, 1)}, Fresh, 400 * time.Millisecond, 1, 2},
+		{"versioned, only older", nil, []event{pub(100*time.Millisecond, 1, 3)}, Stale, deadline, 3, 1},
+		{"unversioned settles after the last", nil, []event{pub(100*time.Millisecond, 0, 0), pub(250*time.Millisecond, 0, 2)}, Fresh, 250*time.Millisecond + settle, 2, 0},
+		{"unversioned before the sync does not count", []event{pub(0, 0, 5)}, nil, Stale, deadline, 5, 0},
+		{"nothing", nil, nil, Timeout, deadline, 0, 0},
+		{"nothing while loading", nil, []event{{50 * time.Millisecond, 0, 0, "begin"}}, Indexing, deadline, 0, 0},
+		{"server exits", nil, []event{{700 * time.Millisecond, 0, 0, "exit"}}, Failed, 700 * time.Millisecond, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, p := bareProc()
+				const uri = "file:///w/a.fk"
+				apply := func(ev event) {
+					switch ev.kind {
+					case "publish":
+						diags := "["
+						for i := range ev.n {
+							if i > 0 {
+								diags += ","
+							}
+							diags += `{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}},"message":"m` + strconv.Itoa(i) + `"}`
+						}
+						params := `{"uri":"` + uri + `","diagnostics":` + diags + `]`
+						if ev.version != 0 {
+							params += `,"version":` + strconv.Itoa(ev.version)
+						}
+						p.publishDiagnostics(json.RawMessage(params + "}"))
+					case "begin":
+						p.onProgress(json.RawMessage(`{"token":"t","value":{"kind":"begin","title":"Loading"}}`))
+					case "exit":
+						close(p.done)
+					}
+				}
+				for _, ev := range tc.before {
+					apply(ev)
+				}
+				d := document{path: "/w/a.fk", uri: uri, version: 2, sentSeq: p.diags.current()}
+				go func() {
+					start := time.Now()
+					for _, ev := range tc.events {
+						time.Sleep(ev.at - time.Since(start))
+						apply(ev)
+					}
+				}()
+				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				defer cancel()
+				start := time.Now()
+				fd := s.waitPush(ctx, p, d, settle, FileDiagnostics{Diagnostics: json.RawMessage("[]")})
+				if took := time.Since(start); fd.Verdict != tc.verdict || took != tc.at || fd.Version != tc.version || len(messages(t, fd.Diagnostics)) != tc.n {
+					t.Fatalf("%+v after %v; want %s with %d diagnostics, version %d, after %v", fd, took, tc.verdict, tc.n, tc.version, tc.at)
+				}
+				if fd.Verdict != Fresh && fd.Detail == "" {
+					t.Fatalf("verdict %s without detail", fd.Verdict)
+				}
+				synctest.Wait() // the event goroutine has finished
+			})
+		})
+	}
+}
+
+// bareProc is a proc with no process behind it, for driving the client's
+// state machines (diagnostics store, progress) directly in fake time.
+func bareProc() (*server, *proc) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	m := &Manager{log: log, now: time.Now, subs: map[int]chan DiagnosticsEvent{}}
+	s := &server{mgr: m, cfg: ServerConfig{Name: "bare"}, log: log}
+	p := &proc{srv: s, log: log, done: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
+		dynRegs: map[string]Registration{}}
+	p.diags.init()
+	return s, p
+}
