@@ -157,3 +157,38 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestMissingServer: a configured server whose program is not installed
+// is named, with its install hint, both in _lsp/servers and in the error
+// a request about one of its files gets; nothing is started.
+func TestMissingServer(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	file := filepath.Join(root, "a.zz")
+	must(t, os.WriteFile(file, []byte("zz"), 0o644))
+	uri := edit.URIFromPath(file)
+	servers := []lsp.ServerConfig{{Name: "zz-ls", Command: "acp-lsp-test-no-such-program", Extensions: []string{"zz"}, Language: "zz", InstallHint: "pip install zz-ls"}}
+	tc := startChain(t, Config{LSP: lsp.Options{Servers: servers}}, false)
+	tc.initialize(t, "", "")
+	tc.newSession(t, root)
+	m := tc.call(t, 1, "_lsp/servers", fmt.Sprintf(`{"uri":%q}`, uri), nil)
+	want := `{"servers":[{"name":"zz-ls","source":"local","languages":["zz"],"state":"not_installed","lastError":"language server zz-ls: program \"acp-lsp-test-no-such-program\" not found on PATH; install it with: pip install zz-ls"}]}`
+	if m.Error != nil || string(m.Result) != want {
+		t.Errorf("servers: %s\nwant %s", m.raw, want)
+	}
+	m = tc.call(t, 2, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":0,"character":0}}}`, uri, uri), nil)
+	if m.Error == nil || m.Error.Code != proxy.CodeInternalError || !strings.Contains(m.Error.Message, "install it with: pip install zz-ls") {
+		t.Errorf("request: %s", m.raw)
+	}
+	m = tc.call(t, 3, "_lsp/request", `{"method":"workspace/symbol","params":{"query":"x"}}`, nil)
+	if m.Error == nil || !strings.Contains(m.Error.Message, "is handled by an installed language server") {
+		t.Errorf("workspace symbol with nothing installed: %s", m.raw)
+	}
+	if s := tc.adapter.Manager().Servers(); len(s) > 1 || (len(s) == 1 && s[0].PID != 0) {
+		t.Errorf("servers %+v", s)
+	}
+	tc.cancel()
+	if err := tc.adapter.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
