@@ -1,7 +1,7 @@
 package conductor
 
 import (
-	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -136,26 +136,58 @@ func session(t *testing.T, argv ...string) []string {
 	return got
 }
 
-func TestSameMessagesInEveryMode(t *testing.T) {
-	want := session(t, bin.agent)
-	if len(want) < 5 {
-		t.Fatalf("direct session too short: %q", want)
+// bins are the binaries as one subtest runs them: links in a directory of
+// the subtest's own, so that its process-table check sees only its own
+// processes while other subtests run in parallel.
+type bins struct{ dir, acplsp, agent, client string }
+
+func linkBins(t *testing.T) bins {
+	t.Helper()
+	d := t.TempDir()
+	b := bins{dir: d, acplsp: filepath.Join(d, "acp-lsp"), agent: filepath.Join(d, "sdk-agent"), client: filepath.Join(d, "sdk-client")}
+	for _, l := range [][2]string{{bin.acplsp, b.acplsp}, {bin.agent, b.agent}, {bin.client, b.client}} {
+		if err := os.Symlink(l[0], l[1]); err != nil {
+			t.Fatal(err)
+		}
 	}
-	checkGolden(t, "../testdata/proxy/sdk-agent-session.txtar", want)
-	modes := map[string][]string{
-		"wrapper":                  {bin.acplsp, "--", bin.agent},
-		"wrapper via run":          {bin.acplsp, "run", "-log-level", "error", "--", bin.agent},
-		"conductor, 2 proxies":     {bin.acplsp, "conductor", "--proxy", bin.acplsp + " proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
-		"conductor, _proxy family": {bin.acplsp, "conductor", "--family", "_proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
-		"nested conductor":         {bin.acplsp, "conductor", "--proxy", bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy'", "--", bin.agent},
+	t.Cleanup(func() { proctest.NoLeftovers(t, d, 5*time.Second) })
+	return b
+}
+
+// TestSameMessagesInEveryMode runs the scripted session directly and
+// through every forwarding set-up (-no-lsp: nothing to add, so nothing may
+// change) and compares each with the transcript. The example agent pauses
+// about 5 s per prompt, so the set-ups run in parallel.
+func TestSameMessagesInEveryMode(t *testing.T) {
+	t.Parallel()
+	golden := "../testdata/proxy/sdk-agent-session.txtar"
+	modes := map[string]func(b bins) []string{
+		"direct":  func(b bins) []string { return []string{b.agent} },
+		"wrapper": func(b bins) []string { return []string{b.acplsp, "-no-lsp", "--", b.agent} },
+		"wrapper via run": func(b bins) []string {
+			return []string{b.acplsp, "run", "-no-lsp", "-log-level", "error", "--", b.agent}
+		},
+		"conductor, 2 proxies": func(b bins) []string {
+			return []string{b.acplsp, "conductor", "--proxy", b.acplsp + " proxy -no-lsp", "--proxy", b.acplsp + " proxy -no-lsp", "--", b.agent}
+		},
+		"conductor, _proxy family": func(b bins) []string {
+			return []string{b.acplsp, "conductor", "--family", "_proxy", "--proxy", b.acplsp + " proxy -no-lsp", "--", b.agent}
+		},
+		"nested conductor": func(b bins) []string {
+			return []string{b.acplsp, "conductor", "--proxy", b.acplsp + " conductor --proxy '" + b.acplsp + " proxy -no-lsp'", "--", b.agent}
+		},
 	}
 	for name, argv := range modes {
+		if *update && name != "direct" {
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
-			got := session(t, argv...)
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("messages differ\n got: %s\nwant: %s", strings.Join(got, "\n      "), strings.Join(want, "\n      "))
+			t.Parallel()
+			got := session(t, argv(linkBins(t))...)
+			if len(got) < 5 {
+				t.Fatalf("session too short: %q", got)
 			}
-			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
+			checkGolden(t, golden, got)
 		})
 	}
 }
@@ -190,38 +222,50 @@ func checkGolden(t *testing.T, path string, got []string) {
 }
 
 func TestSDKClientThroughModes(t *testing.T) {
-	for name, argv := range map[string][]string{
-		"wrapper":   {bin.acplsp, "--", bin.agent},
-		"conductor": {bin.acplsp, "conductor", "--proxy", bin.acplsp + " proxy", "--proxy", bin.acplsp + " proxy", "--", bin.agent},
+	t.Parallel()
+	for name, argv := range map[string]func(b bins) []string{
+		"wrapper": func(b bins) []string { return []string{b.acplsp, "--", b.agent} },
+		"conductor": func(b bins) []string {
+			return []string{b.acplsp, "conductor", "--proxy", b.acplsp + " proxy", "--proxy", b.acplsp + " proxy", "--", b.agent}
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(bin.client, argv...)
+			t.Parallel()
+			b := linkBins(t)
+			cmd := exec.Command(b.client, argv(b)...)
 			cmd.Stdin = strings.NewReader(strings.Repeat("1\n", 20))
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.Contains(string(out), "Agent completed") {
 				t.Fatalf("sdk client: %v\n%s", err, out)
 			}
-			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 		})
 	}
 }
 
-// faultAgent writes a shell script agent into the test's binary dir.
-func faultAgent(t *testing.T, name, script string) string {
+// faultAgent writes a shell script agent into dir.
+func faultAgent(t *testing.T, dir, name, script string) string {
 	t.Helper()
-	p := filepath.Join(bin.dir, name)
+	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
+// TestFaults runs each fault in parallel (each waits on processes, not on
+// CPU), each with its own binary links so its process-table check is its
+// own.
 func TestFaults(t *testing.T) {
-	crash := faultAgent(t, "crash-agent", "read line\necho '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{}}'\nexit 3\n")
-	deaf := faultAgent(t, "deaf-agent", "trap '' TERM\nwhile :; do sleep 1; done\n")
-	relaunch := faultAgent(t, "relaunch-agent", "if [ -z \"$CHILD\" ]; then CHILD=1 \"$0\" & exit 0; fi\ntrap '' TERM\nexec sleep 1000\n")
+	t.Parallel()
+	const (
+		crash    = "read line\necho '{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{}}'\nexit 3\n"
+		deaf     = "trap '' TERM\nwhile :; do sleep 1; done\n"
+		relaunch = "if [ -z \"$CHILD\" ]; then CHILD=1 \"$0\" & exit 0; fi\ntrap '' TERM\nexec sleep 1000\n"
+	)
 	t.Run("agent crash mid-request", func(t *testing.T) {
-		cmd := exec.Command(bin.acplsp, "--", crash)
+		t.Parallel()
+		b := linkBins(t)
+		cmd := exec.Command(b.acplsp, "--", faultAgent(t, b.dir, "crash-agent", crash))
 		// The editor stays connected (its stdin open) while the agent dies.
 		pr, pw, err := os.Pipe()
 		if err != nil {
@@ -243,11 +287,12 @@ func TestFaults(t *testing.T) {
 			!strings.Contains(lines[1], `"id":7`) || !strings.Contains(lines[1], "exited with status 3") {
 			t.Fatalf("stdout:\n%s\nstderr:\n%s", out, stderr.String())
 		}
-		proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 	})
-	for name, agent := range map[string]string{"agent ignoring EOF and SIGTERM": deaf, "agent relaunching itself": relaunch} {
+	for name, script := range map[string]string{"agent ignoring EOF and SIGTERM": deaf, "agent relaunching itself": relaunch} {
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(bin.acplsp, "--", agent)
+			t.Parallel()
+			b := linkBins(t)
+			cmd := exec.Command(b.acplsp, "--", faultAgent(t, b.dir, "fault-agent", script))
 			in, _ := cmd.StdinPipe()
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -260,44 +305,49 @@ func TestFaults(t *testing.T) {
 			case <-done:
 			case <-time.After(5 * time.Second):
 				cmd.Process.Kill()
+				<-done
 				t.Fatal("acp-lsp still running 5s after the editor disconnected")
 			}
-			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 		})
 	}
 	t.Run("missing agent", func(t *testing.T) {
-		out, err := exec.Command(bin.acplsp, "--", "no-such-agent-xyz").CombinedOutput()
+		t.Parallel()
+		b := linkBins(t)
+		out, err := exec.Command(b.acplsp, "--", "no-such-agent-xyz").CombinedOutput()
 		if err == nil || !strings.Contains(string(out), "no-such-agent-xyz") {
 			t.Fatalf("%v: %s", err, out)
 		}
 	})
 	t.Run("50 MiB message", func(t *testing.T) {
-		cat := faultAgent(t, "echo-agent", "exec cat\n")
-		big := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 50<<20) + `"}`
-		cmd := exec.Command(bin.acplsp, "--", cat)
+		t.Parallel()
+		b := linkBins(t)
+		big := []byte(`{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("a", 50<<20) + `"}`)
+		after := `{"jsonrpc":"2.0","method":"after"}`
+		cmd := exec.Command(b.acplsp, "--", faultAgent(t, b.dir, "echo-agent", "exec cat\n"))
 		in, _ := cmd.StdinPipe()
 		out, _ := cmd.StdoutPipe()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		go func() {
-			io.WriteString(in, big+"\n"+`{"jsonrpc":"2.0","method":"after"}`+"\n")
+			in.Write(append(big, '\n'))
+			io.WriteString(in, after+"\n")
 		}()
-		r := bufio.NewReaderSize(out, 1<<20)
-		l1, _ := r.ReadString('\n')
-		l2, _ := r.ReadString('\n')
+		lr := proxy.NewLineReader(out, 0)
+		l1, err1 := lr.ReadLine()
+		l2, err2 := lr.ReadLine()
 		in.Close()
 		if err := cmd.Wait(); err != nil {
 			t.Fatal(err)
 		}
-		if strings.TrimSpace(l1) != big || strings.TrimSpace(l2) != `{"jsonrpc":"2.0","method":"after"}` {
-			t.Fatalf("got %d bytes and %q", len(l1), l2)
+		if err1 != nil || err2 != nil || !bytes.Equal(l1, big) || string(l2) != after {
+			t.Fatalf("got %d bytes (%v) and %q (%v)", len(l1), err1, l2, err2)
 		}
-		proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 	})
 	t.Run("malformed editor input", func(t *testing.T) {
-		cat := faultAgent(t, "echo-agent2", "exec cat\n")
-		cmd := exec.Command(bin.acplsp, "--", cat)
+		t.Parallel()
+		b := linkBins(t)
+		cmd := exec.Command(b.acplsp, "--", faultAgent(t, b.dir, "echo-agent", "exec cat\n"))
 		cmd.Stdin = strings.NewReader("{oops\n" + `{"jsonrpc":"2.0","method":"ok"}` + "\n")
 		out, err := cmd.Output()
 		if err != nil {

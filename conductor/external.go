@@ -58,15 +58,24 @@ func (x *External) Process() *proxy.Process { return x.p }
 // Name implements proxy.Component.
 func (x *External) Name() string { return x.name }
 
+// send writes m to the process; the chain flushes (Flush) once it has
+// written what it had, so a burst costs one write.
 func (x *External) send(hop *proxy.Hop, m *proxy.Message) {
-	err := x.p.Write(m)
-	if err == nil {
-		err = x.p.Flush()
-	}
-	if err != nil {
+	if err := x.p.Write(m); err != nil {
 		hop.Logger().Warn("write to proxy process", "err", err)
 	}
 }
+
+// sendNow writes m and flushes, for answers Run sends itself.
+func (x *External) sendNow(hop *proxy.Hop, m *proxy.Message) {
+	x.send(hop, m)
+	if err := x.p.Flush(); err != nil {
+		hop.Logger().Warn("write to proxy process", "err", err)
+	}
+}
+
+// Flush implements proxy.Flusher.
+func (x *External) Flush() error { return x.p.Flush() }
 
 // FromClient implements proxy.Component.
 func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
@@ -163,13 +172,13 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 	switch {
 	case isInit:
 		if m.Kind == proxy.KindRequest {
-			x.send(hop, proxy.NewErrorResponse(m.ID, proxy.CodeInvalidRequest, "proxy-initialize is only sent by the conductor", nil))
+			x.sendNow(hop, proxy.NewErrorResponse(m.ID, proxy.CodeInvalidRequest, "proxy-initialize is only sent by the conductor", nil))
 		}
 	case isSucc:
 		inner, err := unwrap(m)
 		if err != nil {
 			if m.Kind == proxy.KindRequest {
-				x.send(hop, proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
+				x.sendNow(hop, proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
 			}
 			return
 		}

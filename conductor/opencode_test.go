@@ -4,22 +4,25 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakemodel"
 	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
 )
 
 // TestACPXOpencodeThroughACPLSP drives real acpx → acp-lsp (wrapper, and
 // conductor with two proxies) → real opencode → fake model, which calls a
 // tool of the stdio MCP server acpx passed in session/new.
 func TestACPXOpencodeThroughACPLSP(t *testing.T) {
-	for name, front := range map[string]string{
-		"wrapper":   bin.acplsp + " --",
-		"conductor": bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy' --proxy '" + bin.acplsp + " proxy' --",
+	t.Parallel()
+	for name, front := range map[string]func(acplsp string) string{
+		"wrapper": func(acplsp string) string { return acplsp + " --" },
+		"conductor": func(acplsp string) string {
+			return acplsp + " conductor --proxy '" + acplsp + " proxy' --proxy '" + acplsp + " proxy' --"
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := linkBins(t)
 			model, err := fakemodel.Start(fakemodel.Script{Calls: []fakemodel.Call{
 				{Tool: `^tools_echo$`, Arguments: `{"text":"through acp-lsp"}`},
 			}})
@@ -28,7 +31,7 @@ func TestACPXOpencodeThroughACPLSP(t *testing.T) {
 			}
 			defer model.Close()
 			oc := opencodetest.NewOpencode(t, model)
-			x := opencodetest.ACPX{Env: oc.Env, Agent: front + " " + oc.CommandLine(), MCPServers: []any{opencodetest.MCPStdioServer(t, "tools")}}
+			x := opencodetest.ACPX{Env: oc.Env, Agent: front(b.acplsp) + " " + oc.CommandLine(), MCPServers: []any{opencodetest.MCPStdioServer(t, "tools")}}
 			tr, err := x.Exec(context.Background(), t, "please echo something")
 			if err != nil {
 				t.Fatal(err)
@@ -45,7 +48,6 @@ func TestACPXOpencodeThroughACPLSP(t *testing.T) {
 				t.Errorf("stop reason %q", tr.StopReason())
 			}
 			oc.RequireNoLeftovers(t)
-			proctest.NoLeftovers(t, bin.dir, 5*time.Second)
 		})
 	}
 }

@@ -64,10 +64,10 @@ func (c *ProxyConn) Family() Family {
 }
 
 // Client returns the chain end facing the client.
-func (c *ProxyConn) Client() proxy.Endpoint { return &pcEnd{c, sideClient} }
+func (c *ProxyConn) Client() proxy.Endpoint { return &pcEnd{c: c, s: sideClient} }
 
 // Successor returns the chain end facing the successor.
-func (c *ProxyConn) Successor() proxy.Endpoint { return &pcEnd{c, sideAgent} }
+func (c *ProxyConn) Successor() proxy.Endpoint { return &pcEnd{c: c, s: sideAgent} }
 
 // Wait blocks until the reader has stopped (after Close or the end of
 // input).
@@ -133,7 +133,7 @@ func (c *ProxyConn) dispatch(m *proxy.Message) bool {
 			if err != nil {
 				c.log.Warn("bad successor message", "err", err)
 				if m.Kind == proxy.KindRequest {
-					c.writeOut(proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
+					c.writeNow(proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
 				}
 				return true
 			}
@@ -162,12 +162,17 @@ func (c *ProxyConn) dispatch(m *proxy.Message) bool {
 	return true
 }
 
-func (c *ProxyConn) writeOut(m *proxy.Message) error {
+// writeNow writes m and flushes: for answers the reader sends itself.
+func (c *ProxyConn) writeNow(m *proxy.Message) error {
 	if err := c.s.Write(m); err != nil {
 		return err
 	}
 	return c.s.Flush()
 }
+
+// writeOut writes m without flushing: the chain flushes the ends (Flush)
+// once it has written what it had.
+func (c *ProxyConn) writeOut(m *proxy.Message) error { return c.s.Write(m) }
 
 // write sends m from the given chain end to the conductor.
 func (c *ProxyConn) write(s side, m *proxy.Message) error {
@@ -214,12 +219,29 @@ func (c *ProxyConn) Close() error {
 }
 
 type pcEnd struct {
-	c *ProxyConn
-	s side
+	c    *ProxyConn
+	s    side
+	idle func()
 }
 
+// OnIdle implements proxy.IdleNotifier: f runs before Read waits for the
+// next message.
+func (e *pcEnd) OnIdle(f func()) { e.idle = f }
+
+// Flush implements proxy.Flusher.
+func (e *pcEnd) Flush() error { return e.c.s.Flush() }
+
 func (e *pcEnd) Read() (*proxy.Message, error) {
-	m, ok := <-e.c.ch[e.s]
+	var m *proxy.Message
+	var ok bool
+	select {
+	case m, ok = <-e.c.ch[e.s]:
+	default:
+		if e.idle != nil {
+			e.idle()
+		}
+		m, ok = <-e.c.ch[e.s]
+	}
 	if !ok {
 		<-e.c.done
 		err := e.c.readErr

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Component is one stage of a chain client ⇄ [components…] ⇄ agent. It sees
@@ -20,7 +21,10 @@ import (
 //     made one at a time, in wire order; the two directions run concurrently.
 //   - To keep order, a handler that passes a message on (Hop.ToAgent,
 //     Hop.ToClient, possibly with a changed message) does so before it
-//     returns. Sends never block on the peer: they queue.
+//     returns. A message a handler passes on in the direction it handles,
+//     on its own goroutine, is delivered on that goroutine (it may wait for
+//     the peer to read, as a direct pipe would); every other send (the
+//     other direction, or another goroutine) queues and never blocks.
 //   - A handler may take a request and answer it later (Hop.Reply, from any
 //     goroutine), e.g. after a slow language-server call; the pipeline does
 //     not wait. ctx of a request lives until the request is answered or
@@ -54,6 +58,14 @@ type Component interface {
 // than ctx's stops the chain.
 type Runner interface {
 	Run(ctx context.Context, hop *Hop) error
+}
+
+// Flusher is implemented by endpoints and components that buffer what
+// they write. The chain calls Flush when it has delivered everything
+// queued for them for now, so a burst of messages costs one write. Flush
+// may be called concurrently with writes.
+type Flusher interface {
+	Flush() error
 }
 
 // Identity is the component that passes everything on unchanged.
@@ -134,16 +146,42 @@ type node struct {
 	name string
 	comp Component
 	hop  *Hop
+	end  bool      // a client or agent end (its comp is an *endComp)
 	q    [2]*queue // q[down]: messages arriving from the client side
 	mu   sync.Mutex
 	h    [2]half // h[down]: requests sent toward the agent
+
+	flusher Flusher     // what buffers n's output, or nil
+	dirty   atomic.Bool // written by a batching reader and not flushed
 }
 
 // Hop is a component's handle on the chain at its position. Its methods
 // are safe for concurrent use; messages sent in one direction travel in the
-// order of the calls.
+// order of the calls. A handler may keep its hop and use it later from any
+// goroutine.
 type Hop struct {
 	n *node
+	// drv is the goroutine delivering the message the handler holds,
+	// while the handler runs; sends in its direction continue on it.
+	drv atomic.Pointer[driver]
+}
+
+// driver is a goroutine delivering messages in one direction: the reader
+// of a side, or a node's worker. It is immutable once made.
+type driver struct {
+	dir direction
+	// batch defers flushes: the reader flushes every written-to node
+	// before it waits for more input (see IdleNotifier), so a burst read
+	// at once is written at once.
+	batch bool
+}
+
+// driving returns the driver to continue on for a send in direction d.
+func (h *Hop) driving(d direction) *driver {
+	if drv := h.drv.Load(); drv != nil && drv.dir == d {
+		return drv
+	}
+	return nil
 }
 
 // Name returns the component's name.
@@ -154,20 +192,22 @@ func (h *Hop) Logger() *slog.Logger { return h.n.c.log.With("hop", h.n.name) }
 
 // ToAgent sends m on toward the agent: a request or notification passed on
 // or originated, or the answer to a request that came from the agent side.
-func (h *Hop) ToAgent(m *Message) { h.n.send(down, m) }
+func (h *Hop) ToAgent(m *Message) { h.n.send(down, m, h.driving(down)) }
 
 // ToClient sends m on toward the client.
-func (h *Hop) ToClient(m *Message) { h.n.send(up, m) }
+func (h *Hop) ToClient(m *Message) { h.n.send(up, m, h.driving(up)) }
 
 // Reply answers req (a request the component received) with result,
 // toward the side it came from.
 func (h *Hop) Reply(req *Message, result json.RawMessage) {
-	h.n.send(h.n.replyDir(req), NewResponse(req.ID, result))
+	d := h.n.replyDir(req)
+	h.n.send(d, NewResponse(req.ID, result), h.driving(d))
 }
 
 // ReplyError answers req with a JSON-RPC error toward the side it came from.
 func (h *Hop) ReplyError(req *Message, code int, message string, data any) {
-	h.n.send(h.n.replyDir(req), NewErrorResponse(req.ID, code, message, data))
+	d := h.n.replyDir(req)
+	h.n.send(d, NewErrorResponse(req.ID, code, message, data), h.driving(d))
 }
 
 // CallAgent sends a request originated by the component toward the agent
@@ -186,12 +226,12 @@ func (h *Hop) CallClient(ctx context.Context, method string, params json.RawMess
 
 // NotifyAgent sends a notification toward the agent.
 func (h *Hop) NotifyAgent(method string, params json.RawMessage) {
-	h.n.send(down, NewNotification(method, params))
+	h.n.send(down, NewNotification(method, params), h.driving(down))
 }
 
 // NotifyClient sends a notification toward the client.
 func (h *Hop) NotifyClient(method string, params json.RawMessage) {
-	h.n.send(up, NewNotification(method, params))
+	h.n.send(up, NewNotification(method, params), h.driving(up))
 }
 
 func (n *node) replyDir(req *Message) direction {
@@ -213,8 +253,17 @@ func (n *node) next(d direction) *node {
 
 func other(d direction) direction { return 1 - d }
 
-// send registers m and queues it at the next node in direction d.
-func (n *node) send(d direction, m *Message) {
+// send registers m and queues it at the next node in direction d. With a
+// driver (the caller delivers in direction d), an idle next node handles
+// m on the caller's goroutine.
+func (n *node) send(d direction, m *Message, drv *driver) {
+	nx, claimed := n.enqueue(d, m, drv)
+	if claimed {
+		nx.drain(d, drv)
+	}
+}
+
+func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed bool) {
 	h := &n.h[d]
 	h.sendMu.Lock()
 	defer h.sendMu.Unlock()
@@ -235,12 +284,44 @@ func (n *node) send(d direction, m *Message) {
 		if m.Method == MethodCancelRequest {
 			var ok bool
 			if m, ok = n.translateCancel(d, m); !ok {
-				return
+				return nil, false
 			}
 		}
 	}
 	n.c.trace(n, d, m)
-	n.next(d).q[d].push(m)
+	nx = n.next(d)
+	return nx, nx.q[d].push(m, drv != nil)
+}
+
+// drain delivers n's queued messages in direction d on the calling
+// goroutine, which holds the queue, then flushes n if it buffers output.
+func (n *node) drain(d direction, drv *driver) {
+	for {
+		m, ok := n.q[d].next()
+		if !ok {
+			break
+		}
+		n.receive(d, m, drv)
+	}
+	if n.flusher == nil {
+		return
+	}
+	if drv.batch {
+		n.dirty.Store(true)
+		return
+	}
+	n.flush()
+}
+
+// flush writes out what n buffered.
+func (n *node) flush() {
+	if err := n.flusher.Flush(); err != nil {
+		if _, end := n.comp.(*endComp); end {
+			n.c.end(fmt.Errorf("write to %s: %w", n.name, err))
+			return
+		}
+		n.c.log.Warn("flush", "hop", n.name, "err", err)
+	}
 }
 
 // register records a request sent in direction d, rewriting its id when
@@ -319,7 +400,7 @@ func (n *node) call(ctx context.Context, d direction, method string, params json
 	h.sendMu.Lock()
 	req = n.register(d, req, waiter)
 	n.c.trace(n, d, req)
-	n.next(d).q[d].push(req)
+	n.next(d).q[d].push(req, false)
 	h.sendMu.Unlock()
 	select {
 	case resp := <-waiter:
@@ -346,15 +427,17 @@ func (n *node) call(ctx context.Context, d direction, method string, params json
 			c := NewNotification(MethodCancelRequest, params)
 			h.sendMu.Lock()
 			n.c.trace(n, d, c)
-			n.next(d).q[d].push(c)
+			n.next(d).q[d].push(c, false)
 			h.sendMu.Unlock()
 		}
 		return nil, fmt.Errorf("call %s: %w", method, ctx.Err())
 	}
 }
 
-// receive handles a message that arrived at n traveling in direction d.
-func (n *node) receive(ctx context.Context, d direction, m *Message) {
+// receive handles a message that arrived at n traveling in direction d,
+// delivered by drv.
+func (n *node) receive(d direction, m *Message, drv *driver) {
+	ctx := n.c.ctx
 	if m.ctl != nil {
 		n.control(d, m)
 		return
@@ -392,14 +475,14 @@ func (n *node) receive(ctx context.Context, d direction, m *Message) {
 			m = nm
 		}
 		m.Method = p.method
-		n.handle(ctx, d, m)
+		n.handle(ctx, d, m, drv)
 		return
 	case KindRequest:
 		rctx, cancel := context.WithCancel(ctx)
 		n.mu.Lock()
 		n.h[d].in[idKey(m.ID)] = &incoming{cancel: cancel}
 		n.mu.Unlock()
-		n.handle(rctx, d, m)
+		n.handle(rctx, d, m, drv)
 	case KindNotification:
 		if m.Method == MethodCancelRequest {
 			if id, ok := cancelTarget(m); ok {
@@ -408,7 +491,7 @@ func (n *node) receive(ctx context.Context, d direction, m *Message) {
 				r, taken := n.h[d].in[idKey(id)]
 				n.mu.Unlock()
 				if passed {
-					n.send(d, m)
+					n.send(d, m, drv)
 					m.release()
 					return
 				}
@@ -417,16 +500,26 @@ func (n *node) receive(ctx context.Context, d direction, m *Message) {
 				}
 			}
 		}
-		n.handle(ctx, d, m)
+		n.handle(ctx, d, m, drv)
 	}
 }
 
-func (n *node) handle(ctx context.Context, d direction, m *Message) {
+func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver) {
 	m.sent.Store(false)
+	hop := n.hop
+	if !n.end {
+		// A hop of its own for this call: sends made through it while the
+		// handler runs continue on drv; kept and used later, it queues.
+		hop = &Hop{n: n}
+		hop.drv.Store(drv)
+	}
 	if d == down {
-		n.comp.FromClient(ctx, n.hop, m)
+		n.comp.FromClient(ctx, hop, m)
 	} else {
-		n.comp.FromAgent(ctx, n.hop, m)
+		n.comp.FromAgent(ctx, hop, m)
+	}
+	if hop != n.hop {
+		hop.drv.Store(nil)
 	}
 	if !m.sent.Load() {
 		m.release()

@@ -48,12 +48,17 @@ type harness struct {
 	cancel        context.CancelFunc
 }
 
-func newPeerPair() (outside *peer, ep *Stream) {
+// newPeerPair returns a peer and the chain's endpoint for it; the peer
+// starts reading what the chain writes once hold is closed (nil: at once).
+func newPeerPair(hold <-chan struct{}) (outside *peer, ep *Stream) {
 	inR, inW := io.Pipe()   // peer → chain
 	outR, outW := io.Pipe() // chain → peer
 	p := &peer{w: inW, rc: outR, r: bufio.NewReader(outR), out: make(chan string, 100000)}
 	go func() {
 		defer close(p.out)
+		if hold != nil {
+			<-hold
+		}
 		lr := NewLineReader(outR, 0)
 		for {
 			l, err := lr.ReadLine()
@@ -68,9 +73,16 @@ func newPeerPair() (outside *peer, ep *Stream) {
 
 func startChain(t *testing.T, comps ...Component) *harness {
 	t.Helper()
-	c, cep := newPeerPair()
+	return startChainHeld(t, nil, comps...)
+}
+
+// startChainHeld is startChain with a client that reads nothing until
+// hold is closed.
+func startChainHeld(t *testing.T, hold <-chan struct{}, comps ...Component) *harness {
+	t.Helper()
+	c, cep := newPeerPair(hold)
 	cep.opts.ReplyParseErrors = true
-	a, aep := newPeerPair()
+	a, aep := newPeerPair(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{client: c, agent: a, done: make(chan error, 1), cancel: cancel}
 	ch := NewChain(Config{Client: cep, Agent: aep, Components: comps})
@@ -300,4 +312,53 @@ func TestAgentGoneAnswersPending(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	h.done <- nil
+}
+
+// notifier is a Runner that sends n notifications toward the client from
+// its own goroutine as soon as the chain starts.
+type notifier struct {
+	Identity
+	n    int
+	done chan struct{}
+}
+
+func (c *notifier) Run(ctx context.Context, hop *Hop) error {
+	for i := range c.n {
+		hop.NotifyClient("_n", json.RawMessage(fmt.Sprintf(`{"i":%d}`, i)))
+	}
+	close(c.done)
+	<-ctx.Done()
+	return nil
+}
+
+// TestOtherGoroutinesNeverBlock: a component's own goroutine sends far
+// more than the pipes hold while the client reads nothing; its sends
+// queue and return (only the chain's own delivery waits for the peer),
+// and everything then arrives in order, interleaved with what the agent
+// sends (delivered on the agent reader's goroutine).
+func TestOtherGoroutinesNeverBlock(t *testing.T) {
+	const n = 20000
+	c := &notifier{n: n, done: make(chan struct{})}
+	hold := make(chan struct{})
+	h := startChainHeld(t, hold, Identity{}, c)
+	<-c.done // returned while the client has read nothing
+	close(hold)
+	h.agent.send(t, `{"jsonrpc":"2.0","method":"from-agent"}`)
+	var sawAgent bool
+	for i := 0; i < n; {
+		got := h.client.recv(t)
+		if strings.Contains(got, "from-agent") {
+			sawAgent = true
+			continue
+		}
+		if want := fmt.Sprintf(`{"i":%d}`, i); !strings.Contains(got, want) {
+			t.Fatalf("message %d: %s", i, got)
+		}
+		i++
+	}
+	if !sawAgent {
+		if got := h.client.recv(t); !strings.Contains(got, "from-agent") {
+			t.Fatalf("client got %s", got)
+		}
+	}
 }

@@ -2,14 +2,23 @@ package proxy
 
 import "sync"
 
-// queue is an unbounded FIFO of messages. Internal sends never block, so
-// components answering across directions cannot deadlock; flow control is
-// applied where messages enter the chain (see gate).
+// queue is an unbounded FIFO of messages for one node and direction, with
+// the right to run that node's handler for that direction (busy). Internal
+// sends never block, so components answering across directions cannot
+// deadlock; flow control is applied where messages enter the chain (see
+// gate).
+//
+// Whoever holds busy delivers the queued messages in order, one at a time.
+// A goroutine that already drives the direction (the reader of the side
+// the messages come from, or a worker) claims busy when it is free and
+// delivers on its own stack, so an idle chain forwards a message without
+// waking another goroutine; otherwise the node's worker is woken.
 type queue struct {
 	mu     sync.Mutex
 	cond   sync.Cond
 	items  []*Message
 	head   int
+	busy   bool
 	closed bool
 }
 
@@ -19,25 +28,55 @@ func newQueue() *queue {
 	return q
 }
 
-func (q *queue) push(m *Message) {
-	q.mu.Lock()
-	if !q.closed {
-		q.items = append(q.items, m)
-		q.cond.Signal()
-	}
-	q.mu.Unlock()
-}
-
-// pop returns the next message, or false once the queue is closed.
-func (q *queue) pop() (*Message, bool) {
+// push appends m. With drive set it claims the queue when nobody holds
+// it and reports true: the caller must then deliver (next) until next
+// reports false. Otherwise an idle worker is woken.
+func (q *queue) push(m *Message, drive bool) (claimed bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.head == len(q.items) && !q.closed {
+	if q.closed {
+		return false
+	}
+	q.items = append(q.items, m)
+	if q.busy {
+		return false // the holder delivers it
+	}
+	if drive {
+		q.busy = true
+		return true
+	}
+	q.cond.Signal()
+	return false
+}
+
+// next returns the next message for the holder of the queue; when there
+// is none (or the queue is closed) it gives the queue up and returns false.
+func (q *queue) next() (*Message, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || q.head == len(q.items) {
+		q.busy = false
+		return nil, false
+	}
+	return q.popLocked(), true
+}
+
+// claim waits until there is a message and nobody holds the queue, then
+// holds it and returns the message; false once the queue is closed.
+func (q *queue) claim() (*Message, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for !q.closed && (q.busy || q.head == len(q.items)) {
 		q.cond.Wait()
 	}
 	if q.closed {
 		return nil, false
 	}
+	q.busy = true
+	return q.popLocked(), true
+}
+
+func (q *queue) popLocked() *Message {
 	m := q.items[q.head]
 	q.items[q.head] = nil
 	q.head++
@@ -48,13 +87,7 @@ func (q *queue) pop() (*Message, bool) {
 		clear(q.items[n:])
 		q.items, q.head = q.items[:n], 0
 	}
-	return m, true
-}
-
-func (q *queue) empty() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.head == len(q.items)
+	return m
 }
 
 func (q *queue) close() {
@@ -83,12 +116,22 @@ func newGate(maxBytes, maxCount int) *gate {
 	return g
 }
 
+func (g *gate) full(n int) bool {
+	return !g.closed && g.count > 0 && (g.bytes+n > g.maxB || g.count >= g.maxN)
+}
+
 // acquire waits for room for a message of size n; a message larger than
-// the whole budget passes alone.
-func (g *gate) acquire(n int) bool {
+// the whole budget passes alone. beforeWait, when not nil, runs (without
+// the lock) before the first wait, so the reader can flush what it holds.
+func (g *gate) acquire(n int, beforeWait func()) bool {
 	g.mu.Lock()
+	if g.full(n) && beforeWait != nil {
+		g.mu.Unlock()
+		beforeWait()
+		g.mu.Lock()
+	}
 	defer g.mu.Unlock()
-	for !g.closed && g.count > 0 && (g.bytes+n > g.maxB || g.count >= g.maxN) {
+	for g.full(n) {
 		g.cond.Wait()
 	}
 	if g.closed {

@@ -51,6 +51,9 @@ var ErrAgentGone = errors.New("agent side ended")
 
 // Chain runs messages between a client and an agent through components.
 type Chain struct {
+	// ctx is Run's context (the chain's lifetime, not a request's): the
+	// parent of the contexts handlers get.
+	ctx   context.Context
 	nodes []*node
 	log   *slog.Logger
 	gates [2]*gate
@@ -95,6 +98,12 @@ func NewChain(cfg Config) *Chain {
 	add := func(name string, comp Component) {
 		n := &node{c: c, idx: len(c.nodes), name: name, comp: comp}
 		n.hop = &Hop{n: n}
+		if e, ok := comp.(*endComp); ok {
+			n.end = true
+			n.flusher, _ = e.ep.(Flusher)
+		} else {
+			n.flusher, _ = comp.(Flusher)
+		}
 		for d := range n.q {
 			n.q[d] = newQueue()
 			n.h[d] = half{pending: map[string]*pending{}, fwd: map[string]json.RawMessage{}, in: map[string]*incoming{}}
@@ -154,6 +163,7 @@ func (c *Chain) closeErr() error {
 func (c *Chain) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.ctx = ctx
 	var wg sync.WaitGroup
 	top, bottom := c.nodes[0], c.nodes[len(c.nodes)-1]
 	for _, n := range c.nodes {
@@ -161,23 +171,21 @@ func (c *Chain) Run(ctx context.Context) error {
 			if (n == top && direction(d) == down) || (n == bottom && direction(d) == up) {
 				continue
 			}
+			// The worker delivers what was queued while nobody was
+			// delivering in this direction (sends from other goroutines,
+			// answers crossing directions), and everything it causes
+			// downstream; it flushes when it runs out.
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				drv := &driver{dir: direction(d)}
 				for {
-					m, ok := n.q[d].pop()
+					m, ok := n.q[d].claim()
 					if !ok {
 						return
 					}
-					n.receive(ctx, direction(d), m)
-					if e, ok := n.comp.(*endComp); ok && n.q[d].empty() {
-						// Flush once a burst is written: one syscall for many messages.
-						if f, ok := e.ep.(interface{ Flush() error }); ok {
-							if err := f.Flush(); err != nil {
-								c.end(fmt.Errorf("write to %s: %w", n.name, err))
-							}
-						}
-					}
+					n.receive(direction(d), m, drv)
+					n.drain(direction(d), drv)
 				}
 			}()
 		}
@@ -237,9 +245,40 @@ func (n *node) failWaiters() {
 	}
 }
 
-// read feeds messages from an endpoint into the chain.
+// IdleNotifier is implemented by endpoints that can tell when Read is
+// about to wait for input (Stream, Process). The chain's reader of such an
+// endpoint writes what it forwards without flushing and flushes when its
+// input runs dry, so a burst read in one system call is written in one.
+type IdleNotifier interface {
+	// OnIdle registers f, called on the reading goroutine each time Read
+	// is about to wait for input. It is called before the first Read.
+	OnIdle(f func())
+}
+
+// flushDirty flushes every node a batching reader wrote to.
+func (c *Chain) flushDirty() {
+	for _, n := range c.nodes {
+		if n.flusher != nil && n.dirty.Swap(false) {
+			n.flush()
+		}
+	}
+}
+
+// read feeds messages from an endpoint into the chain. It delivers each
+// message itself as far as the next hops are idle (no goroutine hand-off
+// on an idle chain); with an endpoint that tells it when input runs dry it
+// flushes only then, so a burst read in one system call is written in
+// one.
 func (c *Chain) read(n *node, d direction, ep Endpoint) {
 	g := c.gates[d]
+	drv := &driver{dir: d}
+	var beforeWait func()
+	if in, ok := ep.(IdleNotifier); ok {
+		drv.batch = true
+		beforeWait = c.flushDirty
+		in.OnIdle(c.flushDirty)
+		defer c.flushDirty()
+	}
 	for {
 		m, err := ep.Read()
 		if err != nil {
@@ -251,7 +290,7 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 				// The client is gone: close the agent's input, deliver what
 				// it still says for a short while, then end.
 				c.clientGone.Store(true)
-				n.next(d).q[d].push(&Message{ctl: &control{err: err}})
+				n.next(d).q[d].push(&Message{ctl: &control{err: err}}, false)
 				t := time.AfterFunc(c.drain, func() { c.end(nil) })
 				go func() {
 					<-c.ended
@@ -263,14 +302,14 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 				err = errors.New("the agent closed its output")
 			}
 			// Travels up behind every message the agent sent before it.
-			n.next(d).q[d].push(&Message{ctl: &control{err: err}})
+			n.next(d).q[d].push(&Message{ctl: &control{err: err}}, false)
 			return
 		}
-		if !g.acquire(len(m.Raw)) {
+		if !g.acquire(len(m.Raw), beforeWait) {
 			return
 		}
 		m.credit.Store(g)
-		n.send(d, m)
+		n.send(d, m, drv)
 	}
 }
 
@@ -286,7 +325,7 @@ func (n *node) control(d direction, m *Message) {
 			return
 		}
 		if n.idx < len(n.c.nodes)-1 {
-			n.next(d).q[d].push(m)
+			n.next(d).q[d].push(m, false)
 			return
 		}
 		ep := n.comp.(*endComp).ep
@@ -310,7 +349,7 @@ func (n *node) control(d direction, m *Message) {
 	}
 	n.mu.Unlock()
 	if n.idx != 0 {
-		n.next(d).q[d].push(m)
+		n.next(d).q[d].push(m, false)
 		return
 	}
 	ep := n.comp.(*endComp).ep

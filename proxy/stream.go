@@ -27,6 +27,7 @@ type StreamOptions struct {
 type Stream struct {
 	opts StreamOptions
 	lr   *LineReader
+	hr   hookReader
 	r    io.Reader
 	wmu  sync.Mutex
 	w    *bufio.Writer
@@ -39,8 +40,30 @@ func NewStream(r io.Reader, w io.Writer, opts StreamOptions) *Stream {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Stream{opts: opts, lr: NewLineReader(r, opts.MaxLine), r: r, w: bufio.NewWriterSize(w, 64<<10), wc: w}
+	s := &Stream{opts: opts, r: r, w: bufio.NewWriterSize(w, 64<<10), wc: w}
+	s.hr.r = r
+	s.lr = NewLineReader(&s.hr, opts.MaxLine)
+	return s
 }
+
+// hookReader calls hook before each read of the underlying reader: the
+// line reader has run out of buffered input and may wait.
+type hookReader struct {
+	r    io.Reader
+	hook func()
+}
+
+func (h *hookReader) Read(p []byte) (int, error) {
+	if h.hook != nil {
+		h.hook()
+	}
+	return h.r.Read(p)
+}
+
+// OnIdle implements IdleNotifier: Read calls f before each read of the
+// underlying reader, when no complete line is buffered. Call it before the
+// first Read.
+func (s *Stream) OnIdle(f func()) { s.hr.hook = f }
 
 // Read implements Endpoint.
 func (s *Stream) Read() (*Message, error) {

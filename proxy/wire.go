@@ -43,44 +43,90 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // newline is returned first.
 func (lr *LineReader) ReadLine() ([]byte, error) {
 	for {
-		lr.buf = lr.buf[:0]
-		tooLong := false
-		for {
-			frag, err := lr.r.ReadSlice('\n')
-			if !tooLong {
-				if len(lr.buf)+len(frag) > lr.max+2 {
-					tooLong = true
-					lr.buf = lr.buf[:0]
-				} else {
-					lr.buf = append(lr.buf, frag...)
-				}
-			}
-			if err == bufio.ErrBufferFull {
-				continue
-			}
-			if err != nil && (err != io.EOF || (len(lr.buf) == 0 && !tooLong)) {
+		frag, err := lr.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			line, err := lr.readLong(frag)
+			if err != nil {
 				return nil, err
 			}
-			break
+			if line == nil {
+				continue // blank
+			}
+			return line, nil
 		}
-		if tooLong {
+		if err != nil && (err != io.EOF || len(frag) == 0) {
+			return nil, err
+		}
+		// The common case: the whole line is in the read buffer; one copy.
+		if len(frag) > lr.max+2 {
 			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
-		line := bytes.TrimRight(lr.buf, "\r\n")
+		line := bytes.TrimRight(frag, "\r\n")
 		if len(line) > lr.max {
 			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if isBlank(line) {
 			continue
 		}
-		out := make([]byte, len(line))
-		copy(out, line)
-		if cap(lr.buf) > 1<<20 {
-			lr.buf = nil // do not pin a huge buffer after a huge message
-		}
-		return out, nil
+		return bytes.Clone(line), nil
 	}
 }
+
+// readLong collects a line longer than the read buffer, starting with
+// first. It returns nil for a blank line. A line over the cap is read to
+// its end and discarded.
+func (lr *LineReader) readLong(first []byte) ([]byte, error) {
+	buf := append(lr.buf[:0], first...)
+	tooLong := len(buf) > lr.max+2
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(frag) > lr.max+2 {
+				tooLong = true
+				buf = buf[:0]
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		break
+	}
+	if tooLong {
+		lr.keep(buf)
+		return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+	}
+	line := bytes.TrimRight(buf, "\r\n")
+	if len(line) > lr.max {
+		lr.keep(buf)
+		return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+	}
+	if isBlank(line) {
+		lr.keep(buf)
+		return nil, nil
+	}
+	if cap(buf) > 1<<20 {
+		// Hand the big buffer over instead of copying it; the next long
+		// line starts a new one, so a huge buffer is never pinned.
+		lr.buf = nil
+		return line[:len(line):len(line)], nil
+	}
+	lr.keep(buf)
+	return bytes.Clone(line), nil
+}
+
+func (lr *LineReader) keep(buf []byte) {
+	if cap(buf) > 1<<20 {
+		buf = nil // do not pin a huge buffer after a huge message
+	}
+	lr.buf = buf[:0]
+}
+
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
 // Kind says what a JSON-RPC message is.
 type Kind uint8

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,7 @@ var (
 	flagBinary   = flag.String("binary", "", "acp-lsp binary for BenchmarkForwarding (built from this tree when empty)")
 	flagMessages = flag.Int("messages", 1_000_000, "stream length for BenchmarkForwarding")
 	flagRounds   = flag.Int("roundtrips", 20_000, "round trips for BenchmarkForwarding")
+	flagModes    = flag.String("modes", "", "comma-separated modes for BenchmarkForwarding (all when empty)")
 )
 
 // BenchmarkForwarding is the full comparison (issue 7, "ACP forwarding"):
@@ -101,8 +103,14 @@ func BenchmarkForwarding(b *testing.B) {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
+	var modes []Mode
+	if *flagModes != "" {
+		for _, m := range strings.Split(*flagModes, ",") {
+			modes = append(modes, Mode(m))
+		}
+	}
 	for b.Loop() {
-		res, err := Run(context.Background(), Options{Binary: bin, Messages: *flagMessages, RoundTrips: *flagRounds, Dir: b.TempDir()})
+		res, err := Run(context.Background(), Options{Binary: bin, Modes: modes, Messages: *flagMessages, RoundTrips: *flagRounds, Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}
