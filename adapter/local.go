@@ -189,51 +189,29 @@ func (a *Adapter) noteSample(path string) {
 }
 
 // workspaceFiles returns one file per local server that a workspace-wide
-// request (no uri) should reach: for each server in use, a file it served;
-// when none is in use (or server names one that is not), the first file
-// of each kind found under the workspace roots.
+// request (no uri) should reach, so the Manager routes to each: files
+// requests were made about first, then the first file of each kind found
+// under the workspace roots. With server set, only that server's.
 func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 	cfgs := a.configs()
-	wanted := func(c lsp.ServerConfig) bool { return server == "" || c.Name == server }
 	a.mu.Lock()
-	samples := make([]string, 0, len(a.samples))
+	cands := make([]string, 0, len(a.samples))
 	for _, p := range a.samples {
-		samples = append(samples, p)
+		cands = append(cands, p)
 	}
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
-	slices.Sort(samples)
+	slices.Sort(cands)
+	for _, root := range roots {
+		cands = append(cands, a.rootFiles(root, cfgs)...)
+	}
 	var out []string
 	seen := map[string]bool{}
-	pick := func(path string) {
-		// The Manager routes a file to its first installed server.
-		for _, c := range lsp.ServersFor(cfgs, path) {
-			if !a.installed(c) {
-				continue
-			}
-			if wanted(c) && !seen[c.Name] {
-				seen[c.Name] = true
-				out = append(out, path)
-			}
-			break
-		}
-	}
-	for _, st := range a.mgr.Servers() {
-		if st.State != lsp.StateRunning && st.State != lsp.StateStarting {
-			continue
-		}
-		for _, p := range samples {
-			if within(st.Root, p) {
-				pick(p)
-			}
-		}
-	}
-	if len(out) == 0 {
-		for _, root := range roots {
-			walkFiles(root, 20000, func(path string) bool {
-				pick(path)
-				return server != "" && len(out) > 0
-			})
+	for _, path := range cands {
+		c := a.firstInstalled(cfgs, path)
+		if c != nil && (server == "" || c.Name == server) && !seen[c.Name] {
+			seen[c.Name] = true
+			out = append(out, path)
 		}
 	}
 	if len(out) == 0 {
@@ -243,6 +221,41 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 		return nil, &lspNoServer{roots: roots}
 	}
 	return out, nil
+}
+
+// firstInstalled returns the server the Manager routes path to: the first
+// installed one that handles it (nil when none).
+func (a *Adapter) firstInstalled(cfgs []lsp.ServerConfig, path string) *lsp.ServerConfig {
+	for _, c := range lsp.ServersFor(cfgs, path) {
+		if a.installed(c) {
+			return &c
+		}
+	}
+	return nil
+}
+
+// rootFiles returns, for each installed server, the first file under root
+// it handles. The walk is bounded and done once per root: workspace-wide
+// requests must not scan a large tree every time.
+func (a *Adapter) rootFiles(root string, cfgs []lsp.ServerConfig) []string {
+	a.mu.Lock()
+	files, ok := a.walked[root]
+	a.mu.Unlock()
+	if ok {
+		return files
+	}
+	seen := map[string]bool{}
+	walkFiles(root, 20000, func(path string) bool {
+		if c := a.firstInstalled(cfgs, path); c != nil && !seen[c.Name] {
+			seen[c.Name] = true
+			files = append(files, path)
+		}
+		return false
+	})
+	a.mu.Lock()
+	a.walked[root] = files
+	a.mu.Unlock()
+	return files
 }
 
 type lspNoServer struct{ roots []string }

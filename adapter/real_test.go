@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // copyWorkspace copies testdata/<dir> into a fresh folder.
@@ -77,4 +78,40 @@ func TestRealServersWithoutEditor(t *testing.T) {
 			tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 		})
 	}
+}
+
+// TestWorkspaceSymbolAcrossServers: a workspace-wide request (no uri) in
+// a folder holding Go and Python reaches a server for each (gopls started
+// on a file found under the session folder, pyright already running), and
+// the answers are merged.
+func TestWorkspaceSymbolAcrossServers(t *testing.T) {
+	peers.Require(t, "gopls")
+	peers.Require(t, "pyright-langserver")
+	root := copyWorkspace(t, "go")
+	py, err := os.ReadFile(filepath.Join("testdata", "python", "shop.py"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(root, "shop.py"), py, 0o644))
+	tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, false)
+	tc.initialize(t, "", "")
+	tc.newSession(t, root)
+	// pyright answers workspace symbols only once it analysed a file:
+	// ask for diagnostics of the Python file first.
+	m := tc.call(t, 1, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, edit.URIFromPath(filepath.Join(root, "shop.py"))), nil)
+	if !strings.Contains(string(m.Result), `"verdict":"fresh"`) {
+		t.Fatalf("diagnostics: %s", m.raw)
+	}
+	m = tc.call(t, 2, "_lsp/request", `{"method":"workspace/symbol","params":{"query":"total"}}`, nil)
+	for _, w := range []string{`shop.go"`, `shop.py"`, `"name":"total"`} {
+		if m.Error != nil || !strings.Contains(string(m.Result), w) {
+			t.Errorf("want %s in %s", w, m.raw)
+		}
+	}
+	var names []string
+	for _, s := range tc.adapter.Manager().Servers() {
+		names = append(names, s.Name)
+	}
+	if fmt.Sprint(names) != "[gopls pyright]" {
+		t.Errorf("servers %v", names)
+	}
+	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }
