@@ -336,6 +336,9 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
+		// Workspace-wide before anything is known: gopls is started on
+		// a file found under the session folder.
+		{map[string]any{"action": "diagnostics"}, []string{"main.go:8:", "not enough arguments in call to add", "gopls: fresh"}},
 		{map[string]any{"action": "diagnostics", "file": "main.go"}, []string{"main.go:8:", "not enough arguments in call to add", "gopls: fresh"}},
 		{map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}, []string{"func add(a int, b int) int"}},
 		{map[string]any{"action": "definition", "file": "main.go", "line": 8, "symbol": "add#2"}, []string{"main.go:5:6"}},

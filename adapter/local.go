@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -331,9 +332,9 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 	if a.cfg.NoLocal {
 		return nil, a.localOff(lspext.DiagnosticReport)
 	}
-	uris := p.URIs
+	uris, truncated := p.URIs, false
 	if len(uris) == 0 {
-		uris = a.knownURIs()
+		uris, truncated = a.workspaceURIs()
 	}
 	paths := make([]string, 0, len(uris))
 	for _, u := range uris {
@@ -369,6 +370,10 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		out.Files = append(out.Files, lspext.FileDiagnostics{URI: uri, Diagnostics: diags, Server: f.Server})
 		out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: server, Verdict: string(f.Verdict), URIs: []string{uri}, Detail: f.Detail})
 	}
+	if truncated {
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported,
+			Detail: fmt.Sprintf("the workspace has more than %d source files: only %d were checked; name files or a glob to check others", maxWorkspaceFiles, len(uris))})
+	}
 	return out, nil
 }
 
@@ -382,6 +387,47 @@ func mergeVerdict(list []lspext.ServerVerdict, v lspext.ServerVerdict) []lspext.
 		}
 	}
 	return append(list, v)
+}
+
+// maxWorkspaceFiles bounds a workspace-wide local diagnostics report.
+const maxWorkspaceFiles = 200
+
+// workspaceURIs are the files a workspace-wide local report covers: the
+// files under the roots that an installed server handles (walked now, so
+// new files count), and files some server published diagnostics for. At
+// most maxWorkspaceFiles; more reports truncated.
+func (a *Adapter) workspaceURIs() (uris []string, truncated bool) {
+	a.mu.Lock()
+	roots := slices.Clone(a.roots)
+	a.mu.Unlock()
+	cfgs := a.configs()
+	seen := map[string]bool{}
+	add := func(uri string) bool {
+		if seen[uri] {
+			return true
+		}
+		if len(uris) == maxWorkspaceFiles {
+			truncated = true
+			return false
+		}
+		seen[uri] = true
+		uris = append(uris, uri)
+		return true
+	}
+	for _, uri := range a.knownURIs() {
+		if path, err := edit.PathFromURI(uri); err == nil && slices.ContainsFunc(roots, func(r string) bool { return within(r, path) }) {
+			add(uri)
+		}
+	}
+	for _, root := range roots {
+		walkFiles(root, 20000, func(path string) bool {
+			if a.firstInstalled(cfgs, path) == nil {
+				return false
+			}
+			return !add(edit.URIFromPath(path))
+		})
+	}
+	return uris, truncated
 }
 
 func (a *Adapter) knownURIs() []string {

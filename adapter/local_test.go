@@ -192,3 +192,48 @@ func TestMissingServer(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// TestWorkspaceDiagnosticsBounded: a workspace-wide report checks every
+// file a server handles, up to maxWorkspaceFiles, and says so when the
+// workspace holds more instead of implying the rest is clean.
+func TestWorkspaceDiagnosticsBounded(t *testing.T) {
+	bin := fakelsp.Build(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "script.json")
+	must(t, fakelsp.WriteScript(script, fakelsp.Script{}))
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	for _, tt := range []struct {
+		name      string
+		files     int
+		truncated bool
+	}{{"all checked", 3, false}, {"more than the bound", maxWorkspaceFiles + 1, true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := filepath.Join(root, tt.name)
+			must(t, os.MkdirAll(ws, 0o755))
+			for i := range tt.files {
+				text := "fine\n"
+				if i == 0 {
+					text = "one ERROR here\n"
+				}
+				must(t, os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%03d.fk", i)), []byte(text), 0o644))
+			}
+			servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, tt.name+".record")), Extensions: []string{"fk"}}}
+			tc := startChain(t, Config{LSP: lsp.Options{Servers: servers, MaxOpenDocuments: 1000}}, false)
+			tc.initialize(t, "", "")
+			tc.newSession(t, ws)
+			m := tc.call(t, 1, "_lsp/diagnosticReport", `{"wait":60000}`, nil)
+			var rep lspext.DiagnosticReportResult
+			must(t, json.Unmarshal(m.Result, &rep))
+			want := min(tt.files, maxWorkspaceFiles)
+			if len(rep.Files) != want || !strings.Contains(string(m.Result), fakelsp.DiagnosticMessage) {
+				t.Errorf("%d files in the report, want %d: %.300s", len(rep.Files), want, m.raw)
+			}
+			last := rep.Servers[len(rep.Servers)-1]
+			if got := last.Verdict == lspext.VerdictUnsupported && strings.Contains(last.Detail, "only 200 were checked"); got != tt.truncated {
+				t.Errorf("truncation said: %v, want %v: %+v", got, tt.truncated, rep.Servers)
+			}
+			tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+		})
+	}
+}
