@@ -175,7 +175,7 @@ func TestFaultCrashLoop(t *testing.T) {
 		}
 	}
 	_, err := e.hover()
-	if !errors.Is(err, ErrCircuitOpen) || !strings.Contains(err.Error(), "exit status 2") {
+	if !errors.Is(err, ErrCircuitOpen) || !strings.Contains(err.Error(), "last: server fakelsp") {
 		t.Fatalf("hover after 3 crashes: %v, want ErrCircuitOpen naming the last crash", err)
 	}
 	st := e.status()

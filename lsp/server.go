@@ -139,14 +139,14 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 				return p, nil
 			}
 			if !p.exited() {
-				// The connection closed before the process was reaped
-				// (it crashed or broke the protocol just now).
+				// The connection closed before the process was reaped (it
+				// is crashing, or broke the protocol). Give it the
+				// shutdown grace to exit on its own, so its real exit
+				// status and stderr are what the status reports, then
+				// kill the group.
 				s.mu.Unlock()
-				p.kill()
-				select {
-				case <-p.done:
-				case <-ctx.Done():
-					return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+				if err := s.reap(ctx, p); err != nil {
+					return nil, err
 				}
 				s.mu.Lock()
 				continue
@@ -225,6 +225,29 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 	}
 	s.mu.Unlock()
 	return p, nil
+}
+
+// reap waits for a process whose connection is gone to exit, killing its
+// group after the shutdown grace.
+func (s *server) reap(ctx context.Context, p *proc) error {
+	t := time.NewTimer(s.tm.Shutdown.d())
+	defer t.Stop()
+	select {
+	case <-p.done:
+		return nil
+	case <-t.C:
+		p.loseConn(fmt.Errorf("%w: server %s closed its output but kept running", ErrServerExited, s.cfg.Name))
+		p.kill()
+	case <-ctx.Done():
+		p.kill() // it is useless either way; the next caller finds it gone
+		return fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+	}
+	select {
+	case <-p.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+	}
 }
 
 // restartDelay applies the restart policy to a crash history: the crashes
