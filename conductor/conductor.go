@@ -44,6 +44,11 @@ type Options struct {
 	// Grace is how long a child gets after its stdin closed, and again
 	// after SIGTERM (default 1.5s, so a group is gone within 5s).
 	Grace time.Duration
+	// Drain bounds how long the agent's output is still delivered after
+	// the client's input ended (proxy.Config.Drain; default 1s). The chain
+	// normally ends earlier, when the agent has exited and its output is
+	// delivered through every hop.
+	Drain time.Duration
 	// Env and Dir of the children (nil Env inherits).
 	Env []string
 	Dir string
@@ -110,7 +115,7 @@ func Run(ctx context.Context, opts Options) error {
 		stops = append(stops, func() { p.Stop(opts.Grace) })
 		agent = p
 	}
-	chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Components: comps, Logger: log, Trace: opts.Trace})
+	chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Components: comps, Logger: log, Trace: opts.Trace, Drain: opts.Drain})
 	err := chain.Run(ctx)
 	if errors.Is(err, proxy.ErrAgentGone) {
 		return fmt.Errorf("run: %w", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -67,7 +68,9 @@ func TestProxyConnFamilies(t *testing.T) {
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			pc := NewProxyConn(inR, outW, nil, 0)
-			chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Components: []proxy.Component{proxy.Identity{}}})
+			// The drain bound is far away: the chain must end because the
+			// connection's end was delivered, not because a timer ran out.
+			chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Components: []proxy.Component{proxy.Identity{}}, Drain: time.Hour})
 			done := make(chan error, 1)
 			go func() { done <- chain.Run(t.Context()) }()
 			r := bufio.NewReader(outR)

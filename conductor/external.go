@@ -2,8 +2,11 @@ package conductor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -23,7 +26,21 @@ type External struct {
 	p      *proxy.Process
 	out    *outIDs // requests sent to the process
 	in     inIDs   // requests the process sent, by the side they travel to
+
+	markMu sync.Mutex
+	marks  map[string]func() // barrier marker nonce → pass
+	nonce  uint64
 }
+
+// markerMethod is the notification External sends through its proxy
+// process behind the last message of a direction whose input ended. The
+// proxy forwards it like any unknown extension notification, in order;
+// when it comes out, everything before it has, and External swallows it.
+const markerMethod = "_acp_lsp/barrier"
+
+// markerWait bounds the wait for a marker, for a proxy that drops unknown
+// notifications; the 5 s stop contract stays met.
+const markerWait = time.Second
 
 // NewExternal returns a component that will run argv as a proxy process,
 // initializing it in the given family. opts configure the process (its
@@ -57,6 +74,57 @@ func (x *External) Process() *proxy.Process { return x.p }
 
 // Name implements proxy.Component.
 func (x *External) Name() string { return x.name }
+
+// Barrier implements proxy.Barrier: it sends a marker notification through
+// the process in the direction that ended (plain toward the agent side,
+// wrapped toward the client side) and passes the end on when the marker
+// comes out, or after markerWait.
+func (x *External) Barrier(towardAgent bool, pass func()) {
+	x.markMu.Lock()
+	x.nonce++
+	key := strconv.FormatUint(x.nonce, 10)
+	if x.marks == nil {
+		x.marks = map[string]func(){}
+	}
+	t := time.AfterFunc(markerWait, func() { x.takeMark(key) })
+	x.marks[key] = func() { t.Stop(); pass() }
+	x.markMu.Unlock()
+	m := proxy.NewNotification(markerMethod, json.RawMessage(`{"n":"`+key+`"}`))
+	if !towardAgent {
+		m = wrap(x.family, nil, m)
+	}
+	err := x.p.Write(m)
+	if err == nil {
+		err = x.p.Flush()
+	}
+	if err != nil {
+		x.takeMark(key) // the process is gone: nothing is left inside it
+	}
+}
+
+// takeMark passes the end waiting on marker key, once.
+func (x *External) takeMark(key string) {
+	x.markMu.Lock()
+	pass, ok := x.marks[key]
+	delete(x.marks, key)
+	x.markMu.Unlock()
+	if ok {
+		pass()
+	}
+}
+
+// isMarker reports whether m is one of our markers, and passes its end on.
+func (x *External) isMarker(m *proxy.Message) bool {
+	if m.Method != markerMethod || m.Kind != proxy.KindNotification {
+		return false
+	}
+	n, ok := proxy.GetPath(m.Params(), "n")
+	if !ok || len(n) < 2 || n[0] != '"' {
+		return false
+	}
+	x.takeMark(string(n[1 : len(n)-1]))
+	return true
+}
 
 // send writes m to the process; the chain flushes (Flush) once it has
 // written what it had, so a burst costs one write.
@@ -182,6 +250,9 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 			}
 			return
 		}
+		if x.isMarker(inner) {
+			return
+		}
 		if inner.Kind == proxy.KindRequest {
 			x.in.set(inner.ID, sideAgent)
 		}
@@ -194,6 +265,9 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 			hop.ToClient(m)
 		}
 	default:
+		if x.isMarker(m) {
+			return
+		}
 		if m.Kind == proxy.KindRequest {
 			x.in.set(m.ID, sideClient)
 		}

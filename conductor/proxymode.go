@@ -35,6 +35,9 @@ type ProxyConn struct {
 	done    chan struct{}
 	once    sync.Once
 	closed  chan struct{}
+
+	succOnce sync.Once
+	succDone chan struct{} // the chain delivered the client's end to the successor end
 }
 
 // NewProxyConn returns a ProxyConn over r and w. The family defaults to
@@ -44,13 +47,14 @@ func NewProxyConn(r io.Reader, w io.Writer, log *slog.Logger, maxLine int) *Prox
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &ProxyConn{
-		s:      proxy.NewStream(r, w, proxy.StreamOptions{Name: "conductor", MaxLine: maxLine, ReplyParseErrors: true, Logger: log}),
-		log:    log,
-		family: FamilyPlain,
-		out:    newOutIDs(),
-		ch:     [2]chan *proxy.Message{make(chan *proxy.Message, 64), make(chan *proxy.Message, 64)},
-		done:   make(chan struct{}),
-		closed: make(chan struct{}),
+		s:        proxy.NewStream(r, w, proxy.StreamOptions{Name: "conductor", MaxLine: maxLine, ReplyParseErrors: true, Logger: log}),
+		log:      log,
+		family:   FamilyPlain,
+		out:      newOutIDs(),
+		ch:       [2]chan *proxy.Message{make(chan *proxy.Message, 64), make(chan *proxy.Message, 64)},
+		done:     make(chan struct{}),
+		closed:   make(chan struct{}),
+		succDone: make(chan struct{}),
 	}
 	go c.readLoop()
 	return c
@@ -248,9 +252,14 @@ func (e *pcEnd) Read() (*proxy.Message, error) {
 		if err == nil || errors.Is(err, io.EOF) {
 			if e.s == sideAgent {
 				// The client end reports the end of the connection; the
-				// successor end just waits for the chain to close it, so
-				// a disconnect is never mistaken for the agent dying.
-				<-e.c.closed
+				// successor end waits until that end has traveled the
+				// chain down to it (CloseWrite) or the chain closes it, so
+				// a disconnect is never mistaken for the agent dying, and
+				// the chain ends as soon as everything is delivered.
+				select {
+				case <-e.c.closed:
+				case <-e.c.succDone:
+				}
 				return nil, errors.New("the conductor closed the connection")
 			}
 			return nil, io.EOF
@@ -263,3 +272,14 @@ func (e *pcEnd) Read() (*proxy.Message, error) {
 func (e *pcEnd) Write(m *proxy.Message) error { return e.c.write(e.s, m) }
 
 func (e *pcEnd) Close() error { return e.c.Close() }
+
+// CloseWrite is called by the chain on the successor end when the client's
+// end of input has reached it: nothing more will be sent to the successor.
+// The connection's input has ended (that is the only way the client's
+// input ends here), so nothing more can come from the successor either.
+func (e *pcEnd) CloseWrite() error {
+	if e.s == sideAgent {
+		e.c.succOnce.Do(func() { close(e.c.succDone) })
+	}
+	return nil
+}

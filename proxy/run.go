@@ -36,13 +36,29 @@ type Config struct {
 	Components []Component
 	// Logger receives the chain's logs; nil discards them.
 	Logger *slog.Logger
-	// Drain is how long the chain keeps delivering the agent's output
-	// after the client's input ended (its stdin was closed toward the
-	// agent); default 1s. A piped, one-shot client gets its answers.
+	// Drain bounds how long the chain keeps delivering the agent's output
+	// after the client's input ended; default 1s. The chain normally ends
+	// before, as soon as the end of input has reached the agent (its stdin
+	// is closed) and the agent's output has ended and been delivered, so
+	// a piped, one-shot client gets its answers; the bound is for an agent
+	// that does not exit on EOF (then it is stopped).
 	Drain time.Duration
 	// Trace, when set, receives every message of every hop as one NDJSON
 	// line {"time","hop","dir","msg"} with the message's raw bytes embedded.
 	Trace io.Writer
+}
+
+// Barrier is implemented by components that hold messages outside the
+// chain, such as an external proxy process, where the chain cannot see
+// when everything sent earlier has come out. When a direction's input
+// ends (the client's input, towardAgent; the agent's output, !towardAgent)
+// the chain calls Barrier instead of passing the end on at once; the
+// component calls pass once every message it received before it in that
+// direction has been passed on, and the end then travels on behind them.
+// So shutdown waits for events, not for a fixed time. pass may be called
+// from any goroutine; calls after the first are ignored.
+type Barrier interface {
+	Barrier(towardAgent bool, pass func())
 }
 
 // ErrAgentGone wraps the reason the agent side ended; Run returns it after
@@ -317,14 +333,20 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 // the client's pending requests and ends the chain.
 func (n *node) control(d direction, m *Message) {
 	if d == down {
-		// The client's input ended: pass it on to the agent end, unless
-		// a component with its own goroutine (an external proxy process)
-		// may still carry earlier messages; then the agent's input is
-		// closed when the drain time ends the chain.
-		if _, async := n.comp.(Runner); async {
-			return
-		}
+		// The client's input ended: pass it on to the agent end, behind
+		// every earlier message. A component holding messages outside the
+		// chain passes it on when those are out (Barrier); one with its
+		// own goroutine that cannot say may still carry earlier messages,
+		// so there the end stops and the drain bound ends the chain.
 		if n.idx < len(n.c.nodes)-1 {
+			if b, ok := n.comp.(Barrier); ok {
+				var once sync.Once
+				b.Barrier(true, func() { once.Do(func() { n.next(d).q[d].push(m, false) }) })
+				return
+			}
+			if _, async := n.comp.(Runner); async {
+				return
+			}
 			n.next(d).q[d].push(m, false)
 			return
 		}
@@ -349,6 +371,11 @@ func (n *node) control(d direction, m *Message) {
 	}
 	n.mu.Unlock()
 	if n.idx != 0 {
+		if b, ok := n.comp.(Barrier); ok {
+			var once sync.Once
+			b.Barrier(false, func() { once.Do(func() { n.next(d).q[d].push(m, false) }) })
+			return
+		}
 		n.next(d).q[d].push(m, false)
 		return
 	}

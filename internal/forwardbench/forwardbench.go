@@ -48,12 +48,18 @@ type Mode string
 const (
 	// ModeDirect connects the client to the agent's stdio: the baseline.
 	ModeDirect Mode = "direct"
-	// ModeWrapper runs `acp-lsp -log-level error -- AGENT`.
+	// ModeWrapper runs `acp-lsp -no-lsp -log-level error -- AGENT`: the
+	// wrapper forwarding only.
 	ModeWrapper Mode = "wrapper"
 	// ModeConductor runs `acp-lsp conductor` with two external identity
-	// proxies (`acp-lsp proxy`, no components) in front of AGENT: three
-	// acp-lsp processes.
+	// proxies (`acp-lsp proxy -no-lsp`) in front of AGENT: three acp-lsp
+	// processes.
 	ModeConductor Mode = "conductor-2proxies"
+	// ModeWrapperLSP runs the default wrapper, `acp-lsp -log-level error
+	// -- AGENT`, with the LSP stack in the chain (adapter and lsp tool; no
+	// language server starts, as nothing asks). Not in AllModes: it
+	// depends on the configuration found where it runs.
+	ModeWrapperLSP Mode = "wrapper-lsp"
 	// ModeChain runs proxy.Chain with no components in process.
 	ModeChain Mode = "inproc-chain"
 	// ModeChainIdentities runs proxy.Chain with two proxy.Identity
@@ -61,11 +67,11 @@ const (
 	ModeChainIdentities Mode = "inproc-2identities"
 )
 
-// AllModes lists every mode in report order.
+// AllModes lists the modes Run measures by default, in report order.
 var AllModes = []Mode{ModeDirect, ModeWrapper, ModeConductor, ModeChain, ModeChainIdentities}
 
 // IsProcess reports whether the mode runs the acp-lsp binary.
-func (m Mode) IsProcess() bool { return m == ModeWrapper || m == ModeConductor }
+func (m Mode) IsProcess() bool { return m == ModeWrapper || m == ModeConductor || m == ModeWrapperLSP }
 
 // DefaultUpdate is the session/update streamed by default: a 290-byte
 // agent_message_chunk, the most frequent message an agent sends.
@@ -174,7 +180,7 @@ func Run(ctx context.Context, opts Options) (Results, error) {
 		}
 	}
 	for _, m := range modes {
-		if !slices.Contains(AllModes, m) {
+		if !slices.Contains(AllModes, m) && m != ModeWrapperLSP {
 			return Results{}, fmt.Errorf("forwardbench: unknown mode %q", m)
 		}
 		if m.IsProcess() && opts.Binary == "" {
@@ -361,9 +367,11 @@ func start(ctx context.Context, opts Options, m Mode, agent []string) (*setup, e
 	case ModeDirect:
 		argv = agent
 	case ModeWrapper:
+		argv = append([]string{opts.Binary, "-no-lsp", "-log-level", "error", "--"}, agent...)
+	case ModeWrapperLSP:
 		argv = append([]string{opts.Binary, "-log-level", "error", "--"}, agent...)
 	case ModeConductor:
-		px := shellQuote(opts.Binary) + " proxy -log-level error"
+		px := shellQuote(opts.Binary) + " proxy -no-lsp -log-level error"
 		argv = append([]string{opts.Binary, "conductor", "-log-level", "error", "--proxy", px, "--proxy", px, "--"}, agent...)
 	}
 	return startProcess(ctx, opts, m, argv)
