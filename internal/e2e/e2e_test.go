@@ -163,17 +163,20 @@ func writeUserConfig(t *testing.T, env *opencodetest.Env) {
 	}
 }
 
-// front is acp-lsp in one of its modes, in front of the agent command line.
+// front is acp-lsp in one of its modes, in front of the agent command
+// line; flags go to the acp-lsp process that runs the LSP stack.
 type front struct {
 	name string
-	argv func(agent string) string
+	argv func(flags, agent string) string
 }
 
 var fronts = []front{
-	{"wrapper", func(agent string) string { return bin.acplsp + " -- " + agent }},
-	{"conductor --lsp", func(agent string) string { return bin.acplsp + " conductor --lsp -- " + agent }},
-	{"proxy in conductor", func(agent string) string {
-		return bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy' -- " + agent
+	{"wrapper", func(flags, agent string) string { return bin.acplsp + " " + flags + " -- " + agent }},
+	{"conductor --lsp", func(flags, agent string) string {
+		return bin.acplsp + " conductor " + flags + " --lsp -- " + agent
+	}},
+	{"proxy in conductor", func(flags, agent string) string {
+		return bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy " + flags + "' -- " + agent
 	}},
 }
 
@@ -305,7 +308,7 @@ func runOpencode(t *testing.T, f front, dir string, steps []step) ([]string, *op
 	writeUserConfig(t, oc.Env)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	tr := acpx(ctx, t, oc.Env, f.argv(oc.CommandLine()), dir, policy, "use the lsp tool on the calc package")
+	tr := acpx(ctx, t, oc.Env, f.argv("", oc.CommandLine()), dir, policy, "use the lsp tool on the calc package")
 	reqs := model.Requests()
 	if len(reqs) == 0 {
 		t.Fatal("the model was never asked")
@@ -349,11 +352,7 @@ func runScripted(t *testing.T, f front, dir string, steps []step, flags string) 
 	for _, s := range steps {
 		prompt = append(prompt, "lsp "+s.args)
 	}
-	agent := bin.acplsp + " agent"
-	argv := f.argv(agent)
-	if flags != "" {
-		argv = strings.Replace(argv, bin.acplsp+" ", bin.acplsp+" "+flags+" ", 1)
-	}
+	argv := f.argv(flags, bin.acplsp+" agent")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	tr := acpx(ctx, t, env, argv, dir, policy, strings.Join(prompt, "\n"))
@@ -370,22 +369,75 @@ func runScripted(t *testing.T, f front, dir string, steps []step, flags string) 
 }
 
 // TestScriptedAgentSession: the same session with acp-lsp's built-in
-// scripted agent instead of opencode, in every mode; the wrapper run
+// scripted agent instead of opencode, in every mode. The wrapper run
 // reaches the tool over stdio (the mcp-bridge subcommand), the others over
-// HTTP.
+// HTTP; the trace of the acp-lsp process running the stack shows which
+// entry the agent was given.
 func TestScriptedAgentSession(t *testing.T) {
-	for i, f := range fronts {
-		t.Run(f.name, func(t *testing.T) {
-			flags := ""
-			if i == 0 {
-				flags = "-mcp-transport stdio"
-			}
+	tests := []struct {
+		front     front
+		transport string // "stdio" or "http"
+	}{
+		{fronts[0], "stdio"},
+		{fronts[1], "http"},
+		{fronts[2], "http"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.front.name, func(t *testing.T) {
 			dir := workspace(t)
-			answers, tr, env := runScripted(t, f, dir, session, flags)
+			trace := filepath.Join(t.TempDir(), "trace.ndjson")
+			flags := "-mcp-transport " + tt.transport + " -trace-file " + trace
+			answers, tr, env := runScripted(t, tt.front, dir, session, flags)
 			checkAnswers(t, session, answers)
 			checkPermission(t, tr)
 			checkDisk(t, dir)
 			checkNoLeftovers(t, env)
+			checkInjected(t, trace, tt.transport)
 		})
 	}
+}
+
+// checkInjected reads acp-lsp's trace and checks the session/new the agent
+// received carries the lsp tool's MCP server over transport.
+func checkInjected(t *testing.T, trace, transport string) {
+	t.Helper()
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var rec struct {
+			Hop string `json:"hop"`
+			Dir string `json:"dir"`
+			Msg struct {
+				Method string `json:"method"`
+				Params struct {
+					MCPServers []struct {
+						Name    string   `json:"name"`
+						Type    string   `json:"type"`
+						Command string   `json:"command"`
+						Args    []string `json:"args"`
+						URL     string   `json:"url"`
+					} `json:"mcpServers"`
+				} `json:"params"`
+			} `json:"msg"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Msg.Method != "session/new" || rec.Hop != "component" || rec.Dir != "to-agent" {
+			continue
+		}
+		for _, s := range rec.Msg.Params.MCPServers {
+			if s.Name != "acp-lsp" {
+				continue
+			}
+			switch {
+			case transport == "stdio" && s.Command == bin.acplsp && len(s.Args) > 0 && s.Args[0] == "mcp-bridge":
+				return
+			case transport == "http" && s.Type == "http" && strings.HasPrefix(s.URL, "http://127.0.0.1:"):
+				return
+			}
+			t.Fatalf("acp-lsp's MCP entry is %+v, want %s", s, transport)
+		}
+		t.Fatalf("session/new to the agent has no acp-lsp entry: %s", line)
+	}
+	t.Fatalf("no session/new to the agent in the trace:\n%s", b)
 }
