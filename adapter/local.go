@@ -518,7 +518,7 @@ func languages(c lsp.ServerConfig) []string {
 // localRestart restarts the local server named server, or the one
 // handling path.
 func (a *Adapter) localRestart(ctx context.Context, server, path string) error {
-	if path == "" && !slices.ContainsFunc(a.configs(), func(c lsp.ServerConfig) bool { return c.Name == server }) {
+	if path == "" && !a.localName(server) {
 		return badParams("no local language server is named %q (see _lsp/status)", server)
 	}
 	return a.mgr.Restart(ctx, server, path)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -105,7 +106,11 @@ func (a *Adapter) callEditor(ctx context.Context, hop *proxy.Hop, method string,
 			a.confirm(first)
 			return res, nil
 		}
-		a.lack(method)
+		if method != lspext.Request {
+			// For the passthrough, -32601 may concern the LSP method
+			// inside: only this call falls back.
+			a.lack(method)
+		}
 		return nil, unsupported("the editor does not answer %s (-32601 to both spellings)", method)
 	}
 	if err == nil {
@@ -128,13 +133,13 @@ func (a *Adapter) lack(method string) {
 	a.lacks[method] = true
 }
 
+// editorTimeoutText starts the message of an editor timeout.
+const editorTimeoutText = "the editor did not answer"
+
 // callOnce is one editor call bounded by EditorTimeout. Its errors are
 // JSON-RPC errors for the asker: the editor's own (code kept, message
 // prefixed), or -32603 when the editor did not answer in time (a late
 // answer is dropped by the chain).
-// editorTimeoutText starts the message of an editor timeout.
-const editorTimeoutText = "the editor did not answer"
-
 func (a *Adapter) callOnce(ctx context.Context, hop *proxy.Hop, name string, params json.RawMessage) (json.RawMessage, error) {
 	cctx, cancel := context.WithTimeout(ctx, a.cfg.EditorTimeout)
 	defer cancel()
@@ -170,11 +175,14 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 	if p.Method == "" {
 		return nil, badParams("params: method is missing")
 	}
-	local := p.Server != "" && !editorServer(p.Server)
+	// A server named like a configured local one is local; any other
+	// name is one the editor listed.
+	local := p.Server != "" && !editorServer(p.Server) && a.localName(p.Server)
+	editorOnly := p.Server != "" && !local
 	if !local {
 		if _, ok := a.editorOffers(lspext.Request); ok {
 			res, err := a.callEditor(ctx, hop, lspext.Request, params)
-			if !isCode(err, proxy.CodeMethodNotFound) || editorServer(p.Server) {
+			if !isCode(err, proxy.CodeMethodNotFound) || editorOnly {
 				return res, err
 			}
 			a.log.Debug("editor passthrough refused; trying the next source", "method", p.Method, "err", err)
@@ -187,11 +195,16 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 				}
 			}
 		}
-		if editorServer(p.Server) {
-			return nil, unsupported("the editor does not answer %s", p.Method)
+		if editorOnly {
+			return nil, unsupported("no local language server is named %q and the editor does not answer %s for it", p.Server, p.Method)
 		}
 	}
 	return a.localRequest(ctx, p)
+}
+
+// localName reports whether name is a configured local server.
+func (a *Adapter) localName(name string) bool {
+	return slices.ContainsFunc(a.configs(), func(c lsp.ServerConfig) bool { return c.Name == name })
 }
 
 // viaReference asks the editor reference method ref for the LSP request
@@ -440,7 +453,8 @@ func (a *Adapter) restart(ctx context.Context, hop *proxy.Hop, params json.RawMe
 	if p.Server == "" && p.URI == "" {
 		return nil, badParams("params: give server or uri")
 	}
-	if editorServer(p.Server) || (p.Server == "" && a.editorAnswersFiles()) {
+	named := p.Server != ""
+	if editorServer(p.Server) || (named && !a.localName(p.Server)) || (!named && a.editorAnswersFiles()) {
 		if _, ok := a.editorOffers(lspext.Restart); ok {
 			return a.callEditor(ctx, hop, lspext.Restart, params)
 		}
