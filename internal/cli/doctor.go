@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/config"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -21,6 +22,8 @@ import (
 type doctorCmd struct {
 	maxFiles int
 	timeout  time.Duration
+	// configFile names the user configuration file (-config).
+	configFile string
 }
 
 func (*doctorCmd) Name() string     { return "doctor" }
@@ -34,7 +37,9 @@ the languages found and the servers that handle them, whether each is
 installed (path and version) or how to install it, and starts each installed
 server once to check that it answers initialize. Then it lists every
 registered server, installed (path and version) or not (how to install it).
-Programs are looked up on PATH.
+The registry is the effective configuration's for DIR (built-in servers with
+the user's [servers.NAME] tables merged in; see 'acp-lsp config'). Programs
+are looked up on PATH.
 
 Exits 1 when a language found has no installed server.
 
@@ -46,6 +51,7 @@ Example:
 func (c *doctorCmd) SetFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFiles, "max-files", 20000, "stop walking after this many files")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "bound for each server's initialize probe")
+	fs.StringVar(&c.configFile, "config", "", "user configuration `file` (default $XDG_CONFIG_HOME/acp-lsp/config.toml)")
 }
 
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "__pycache__": true, "target": true, ".venv": true, "venv": true, "dist": true, "build": true}
@@ -65,7 +71,22 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return UsageErrorf("doctor: %s is not a folder", dir)
 	}
-	servers := lsp.DefaultServers()
+	flags := &config.Flags{}
+	if c.configFile != "" {
+		flags.SetUserFile(c.configFile)
+	}
+	loaded, err := flags.Load(dir)
+	if err != nil {
+		return UsageErrorf("doctor: %w", err)
+	}
+	for _, w := range loaded.Warnings {
+		fmt.Fprintf(io.Err, "acp-lsp doctor: warning: %s\n", w)
+	}
+	servers, err := loaded.Config.LSPServers(os.Environ())
+	if err != nil {
+		return UsageErrorf("doctor: %w", err)
+	}
+	env := loaded.Config.BaseEnv(os.Environ())
 	// language → a sample file and a count.
 	type lang struct {
 		sample string
@@ -126,7 +147,7 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 			if where, ok := lookup(s); ok {
 				fmt.Fprintf(io.Out, "  %-28s %s\n", s.Name, where)
 			} else {
-				fmt.Fprintf(io.Out, "  %-28s not installed (%s); install: %s\n", s.Name, s.Command, s.InstallHint)
+				fmt.Fprintf(io.Out, "  %-28s not installed (%s); %s\n", s.Name, s.Command, installHint(s))
 			}
 		}
 	}()
@@ -142,11 +163,11 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 		for _, s := range l.cands {
 			where, installed := lookup(s)
 			if !installed {
-				fmt.Fprintf(io.Out, "  %-28s not installed (%s); install: %s\n", s.Name, s.Command, s.InstallHint)
+				fmt.Fprintf(io.Out, "  %-28s not installed (%s); %s\n", s.Name, s.Command, installHint(s))
 				continue
 			}
 			fmt.Fprintf(io.Out, "  %-28s %s\n", s.Name, where)
-			msg, perr := c.probe(ctx, dir, s, l.sample)
+			msg, perr := c.probe(ctx, dir, s, l.sample, env)
 			if perr != nil {
 				fmt.Fprintf(io.Out, "  %-28s initialize FAILED: %v\n", "", perr)
 				continue
@@ -162,6 +183,15 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 		return ExitCode(ExitFailure, fmt.Errorf("no working language server for %s", strings.Join(missing, ", ")))
 	}
 	return nil
+}
+
+// installHint says how to install a server's program; servers added by
+// configuration may come without a hint.
+func installHint(s lsp.ServerConfig) string {
+	if s.InstallHint == "" {
+		return "install it and put it on PATH (no install hint is known for this configured server)"
+	}
+	return "install: " + s.InstallHint
 }
 
 // serverVersion runs the version command and returns its first line.
@@ -184,9 +214,9 @@ func serverVersion(ctx context.Context, path string, args []string) string {
 
 // probe starts the server for sample and reports what initialize
 // negotiated; it opens no document.
-func (c *doctorCmd) probe(ctx context.Context, dir string, s lsp.ServerConfig, sample string) (string, error) {
+func (c *doctorCmd) probe(ctx context.Context, dir string, s lsp.ServerConfig, sample string, env []string) (string, error) {
 	s.Priority = 0
-	m, err := lsp.NewManager(lsp.Options{Roots: []string{dir}, Servers: []lsp.ServerConfig{s}})
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{dir}, Servers: []lsp.ServerConfig{s}, Env: env})
 	if err != nil {
 		return "", err
 	}

@@ -26,6 +26,17 @@ func TestDoctor(t *testing.T) {
 	}
 	goBin := filepath.Join(runtime.GOROOT(), "bin")
 	t.Setenv("PATH", filepath.Dir(gopls)+string(os.PathListSeparator)+goBin)
+	// The user's configuration adds a server for *.fk whose program is
+	// not installed; nothing else of the real user's setup leaks in.
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	t.Setenv("ACP_LSP_CONFIG", "")
+	if err := os.MkdirAll(filepath.Join(cfgDir, "acp-lsp"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "acp-lsp", "config.toml"), []byte("[servers.fakels]\ncommand = [\"fakels-not-installed\", \"--stdio\"]\nextensions = [\"fk\"]\nlanguage_id = \"fake\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	write := func(dir string, files map[string]string) {
 		for name, text := range files {
@@ -60,6 +71,10 @@ func TestDoctor(t *testing.T) {
 			"pylsp                        not installed (pylsp); install: pip install python-lsp-server",
 		}, nil},
 		{"nothing known", map[string]string{"README": "hello\n"}, false, []string{"no file any known language server handles"}, []string{"initialize"}},
+		{"configured server", merge(goFiles, map[string]string{"a.fk": "x\n"}), true, []string{
+			"fake: 1 files",
+			"fakels                       not installed (fakels-not-installed); install it and put it on PATH",
+		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -68,7 +83,7 @@ func TestDoctor(t *testing.T) {
 			cmd := &doctorCmd{maxFiles: 1000, timeout: 2 * time.Minute}
 			err := cmd.Run(t.Context(), Stdio{Out: &out, Err: &errOut}, []string{dir})
 			var ee exitError
-			if tc.fail != (err != nil) || (tc.fail && (!errors.As(err, &ee) || ee.code != ExitFailure || !strings.Contains(err.Error(), "python"))) {
+			if tc.fail != (err != nil) || (tc.fail && (!errors.As(err, &ee) || ee.code != ExitFailure || !strings.Contains(err.Error(), "no working language server for"))) {
 				t.Fatalf("doctor: %v, want failure %v\n%s", err, tc.fail, out.String())
 			}
 			text := out.String()
@@ -87,7 +102,7 @@ func TestDoctor(t *testing.T) {
 			if !ok {
 				t.Fatalf("no registry listing:\n%s", text)
 			}
-			for _, s := range lsp.DefaultServers() {
+			for _, s := range append(lsp.DefaultServers(), lsp.ServerConfig{Name: "fakels", InstallHint: "install it and put it on PATH"}) {
 				line := ""
 				for l := range strings.Lines(reg) {
 					if strings.HasPrefix(strings.TrimSpace(l), s.Name+" ") {
