@@ -448,7 +448,7 @@ func (m *Manager) running() []*proc {
 	var out []*proc
 	for _, s := range m.servers {
 		s.mu.Lock()
-		if s.cur != nil && !s.cur.exited() {
+		if s.cur != nil && !s.cur.exited() && !s.cur.disconnected() {
 			out = append(out, s.cur)
 		}
 		s.mu.Unlock()
