@@ -80,20 +80,21 @@ func TestFaultCrashMidRequest(t *testing.T) {
 // hang; the server (here one that ignores stdin closing and SIGTERM) is
 // killed and the next request runs on a new one.
 func TestFaultGarbageOutput(t *testing.T) {
-	for _, tc := range []struct{ name, garbage string }{
-		{"not a header", fakelsp.GarbageHeader},
-		{"body not JSON", fakelsp.GarbageBody},
-		{"plain text line", "panic: something went wrong\n"},
-		{"header without a body length", "Content-Type: x\r\n\r\n"},
-		{"huge length", "Content-Length: 99999999999\r\n\r\n"},
+	for _, tc := range []struct{ name, method, garbage string }{
+		{"not a header", "textDocument/hover", fakelsp.GarbageHeader},
+		{"body not JSON", "textDocument/hover", fakelsp.GarbageBody},
+		{"plain text line", "textDocument/hover", "panic: something went wrong\n"},
+		{"header without a body length", "textDocument/hover", "Content-Type: x\r\n\r\n"},
+		{"huge length", "textDocument/hover", "Content-Length: 99999999999\r\n\r\n"},
+		{"instead of initialize's answer", "initialize", "Starting server...\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newFaultEnv(t, fakelsp.Script{RefuseExit: true, Methods: map[string]fakelsp.Behavior{
-				"textDocument/hover": {Garbage: tc.garbage},
-			}}, func(o *Options) { o.Timeouts.Request = Duration(time.Minute) })
+				tc.method: {Garbage: tc.garbage},
+			}}, func(o *Options) { o.Timeouts.Request = Duration(time.Minute); o.Timeouts.Initialize = Duration(time.Minute) })
 			_, err := e.hover()
-			if !errors.Is(err, ErrProtocol) {
-				t.Fatalf("hover answered with garbage: %v, want ErrProtocol", err)
+			if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tc.method) {
+				t.Fatalf("%s answered with garbage: %v, want ErrProtocol naming the method", tc.method, err)
 			}
 			e.setScript(fakelsp.Script{})
 			e.wantHover()
