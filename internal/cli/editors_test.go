@@ -211,7 +211,10 @@ func TestEditorDocsACPX(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+line)
 			cmd.Dir = ws
-			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(acpx)+string(os.PathListSeparator)+path, "HOME="+t.TempDir())
+			// The first call starts gopls; on a busy machine its first
+			// diagnostics can take longer than the 5s default budget.
+			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(acpx)+string(os.PathListSeparator)+path, "HOME="+t.TempDir(),
+				"ACP_LSP_DIAGNOSTICS_WAIT_BUDGET=2m")
 			out, err := cmd.CombinedOutput()
 			cancel()
 			if err != nil {

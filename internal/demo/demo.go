@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -182,6 +183,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		}
 	}
 	rep.Workspace = ws
+	opts.Env = withWaitBudget(opts.Env)
 	printHeader(out, opts, rep)
 
 	ch, err := startChain(opts, ws)
@@ -234,6 +236,29 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	return rep, nil
 }
 
+// waitBudgetVar sets how long a diagnostics answer waits for fresh results.
+// acp-lsp's default (5s) suits an editor session where servers are warm;
+// the demo's first call starts gopls on a possibly busy machine, so it
+// allows longer unless the caller chose a value.
+const (
+	waitBudgetVar  = "ACP_LSP_DIAGNOSTICS_WAIT_BUDGET"
+	demoWaitBudget = "1m"
+)
+
+// withWaitBudget returns env (nil: this process's) with the demo's
+// diagnostics wait budget unless env sets one.
+func withWaitBudget(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, waitBudgetVar+"="); ok && v != "" {
+			return env
+		}
+	}
+	return append(slices.Clip(env), waitBudgetVar+"="+demoWaitBudget)
+}
+
 func printHeader(out io.Writer, opts Options, rep *Report) {
 	fmt.Fprintln(out, "acp-lsp demo: an ACP client (this command) → acp-lsp (conductor, adapter, component) → the scripted agent (acp-lsp agent, no model)")
 	if opts.Workspace == "" {
@@ -243,6 +268,11 @@ func printHeader(out io.Writer, opts Options, rep *Report) {
 		fmt.Fprintf(out, "  workspace  %s (used in place; the steps only read)\n", rep.Workspace)
 	}
 	fmt.Fprintf(out, "  command    %s\n", strings.Join(opts.Chain, " "))
+	for _, kv := range opts.Env {
+		if v, ok := strings.CutPrefix(kv, waitBudgetVar+"="); ok {
+			fmt.Fprintf(out, "  waits      diagnostics wait up to %s for fresh results (%s; acp-lsp's default is 5s)\n", v, waitBudgetVar)
+		}
+	}
 }
 
 func printStep(out io.Writer, n, total int, r StepResult, first bool) {

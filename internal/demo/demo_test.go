@@ -191,13 +191,17 @@ func TestChainFaults(t *testing.T) {
 			rep, err := demo.Run(ctx, demo.Options{
 				Chain:     []string{exe},
 				Workspace: ws,
+				Steps:     []demo.Step{{Title: "status", Line: `lsp {"action":"status"}`}},
 				Env:       env(tc.role, dir),
 				ExitGrace: 500 * time.Millisecond,
 			})
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("err = %v, want %q", err, tc.wantErr)
 			}
-			if rep == nil || !strings.Contains(rep.ChainExit, tc.exit) {
+			if rep == nil {
+				t.Fatal("no report")
+			}
+			if !strings.Contains(rep.ChainExit, tc.exit) {
 				t.Errorf("chain exit %q, want %q", rep.ChainExit, tc.exit)
 			}
 			proctest.NoLeftovers(t, dir, 5*time.Second)
