@@ -6,6 +6,7 @@
 package conductor
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -62,32 +63,39 @@ type Envelope struct {
 	Meta   json.RawMessage // "_meta" (or "meta" on input); nil when absent
 }
 
-// ParseEnvelope reads successor params. Params and meta are kept raw.
+// ParseEnvelope reads successor params, in one scan. Params and meta are
+// kept raw.
 func ParseEnvelope(params []byte) (Envelope, error) {
 	var e Envelope
 	if params == nil {
 		return e, fmt.Errorf("parse envelope: no params")
 	}
-	m, ok := proxy.GetPath(params, "method")
-	if !ok {
-		return e, fmt.Errorf("parse envelope: no method (or params is not an object)")
+	f, err := proxy.Fields(params, "method", "params", "_meta", "meta")
+	if err != nil {
+		return e, fmt.Errorf("parse envelope: %w", err)
 	}
-	if len(m) == 0 || m[0] != '"' {
+	m := f[0]
+	if m == nil {
+		return e, fmt.Errorf("parse envelope: no method")
+	}
+	if m[0] != '"' {
 		return e, fmt.Errorf("parse envelope: method is not a string")
 	}
-	if err := json.Unmarshal(m, &e.Method); err != nil {
+	if bytes.IndexByte(m, '\\') < 0 {
+		e.Method = string(m[1 : len(m)-1])
+	} else if err := json.Unmarshal(m, &e.Method); err != nil {
 		return e, fmt.Errorf("parse envelope: method: %w", err)
 	}
 	if e.Method == "" {
 		return e, fmt.Errorf("parse envelope: empty method")
 	}
-	if p, ok := proxy.GetPath(params, "params"); ok && string(p) != "null" {
+	if p := f[1]; p != nil && string(p) != "null" {
 		e.Params = p
 	}
-	if mt, ok := proxy.GetPath(params, "_meta"); ok {
-		e.Meta = mt
-	} else if mt, ok := proxy.GetPath(params, "meta"); ok {
-		e.Meta = mt
+	if f[2] != nil {
+		e.Meta = f[2]
+	} else {
+		e.Meta = f[3]
 	}
 	return e, nil
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -105,6 +106,70 @@ func GetPath(obj []byte, path ...string) (value json.RawMessage, ok bool) {
 	s := scanner{b: obj[:end], i: start}
 	s.ws()
 	return obj[s.i:end:end], true
+}
+
+// Fields returns the raw values of the given top-level keys of the JSON
+// object obj, in one scan: out[i] is the value of keys[i], nil when absent
+// (the last duplicate wins, as in encoding/json). It fails when obj is not
+// one valid JSON object.
+func Fields(obj []byte, keys ...string) ([]json.RawMessage, error) {
+	s := scanner{b: obj}
+	s.ws()
+	if !s.eat('{') {
+		return nil, s.fail("expected a JSON object")
+	}
+	out := make([]json.RawMessage, len(keys))
+	s.ws()
+	if !s.eat('}') {
+		for {
+			s.ws()
+			ks := s.i
+			if err := s.str(); err != nil {
+				return nil, err
+			}
+			kq := obj[ks+1 : s.i-1]
+			s.ws()
+			if !s.eat(':') {
+				return nil, s.fail("expected ':'")
+			}
+			s.ws()
+			vs := s.i
+			if err := s.value(0); err != nil {
+				return nil, err
+			}
+			for i, k := range keys {
+				if keyIs(kq, k) {
+					out[i] = obj[vs:s.i:s.i]
+				}
+			}
+			s.ws()
+			if s.eat(',') {
+				continue
+			}
+			if s.eat('}') {
+				break
+			}
+			return nil, s.fail("expected ',' or '}'")
+		}
+	}
+	s.ws()
+	if s.i != len(obj) {
+		return nil, s.fail("trailing data after the object")
+	}
+	return out, nil
+}
+
+// keyIs reports whether the quoted key's contents kq (escapes allowed)
+// spell k.
+func keyIs(kq []byte, k string) bool {
+	if string(kq) == k {
+		return true
+	}
+	if bytes.IndexByte(kq, '\\') < 0 {
+		return false
+	}
+	u, err := unquote(append(append([]byte{'"'}, kq...), '"'))
+	return err == nil && u == k
 }
 
 // SetPath returns a copy of the JSON object obj with the value at path set

@@ -208,3 +208,60 @@ func FuzzAppendPath(f *testing.F) {
 		}
 	})
 }
+
+func TestFields(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // values of a, b, c; "-" when absent
+		err  bool
+	}{
+		{in: `{"a":1,"b":{"x":[1,2]},"z":null}`, want: []string{"1", `{"x":[1,2]}`, "-"}},
+		{in: ` { "c" : "s" , "a":true, "a" : false } `, want: []string{"false", "-", `"s"`}},
+		{in: `{"\u0061":2}`, want: []string{"2", "-", "-"}},
+		{in: `{}`, want: []string{"-", "-", "-"}},
+		{in: `{"a":1}x`, err: true},
+		{in: `{"a":}`, err: true},
+		{in: `[1]`, err: true},
+	}
+	for _, tt := range tests {
+		got, err := Fields([]byte(tt.in), "a", "b", "c")
+		if tt.err {
+			if err == nil {
+				t.Errorf("Fields(%s): no error", tt.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Fields(%s): %v", tt.in, err)
+			continue
+		}
+		for i, w := range tt.want {
+			if (w == "-") != (got[i] == nil) || (w != "-" && string(got[i]) != w) {
+				t.Errorf("Fields(%s)[%d] = %s, want %s", tt.in, i, got[i], w)
+			}
+		}
+	}
+}
+
+// FuzzFields: Fields agrees with GetPath on every key, and with
+// encoding/json on validity.
+func FuzzFields(f *testing.F) {
+	f.Add([]byte(`{"method":"m","params":{"a":1},"_meta":{}}`), "method")
+	f.Add([]byte(`{"k\u00e9":1,"k\u00e9":2}`), "ké")
+	f.Fuzz(func(t *testing.T, obj []byte, key string) {
+		got, err := Fields(obj, key)
+		v, ok := GetPath(obj, key)
+		if err != nil {
+			if ok {
+				t.Fatalf("Fields(%q) failed (%v), GetPath found %q", obj, err, v)
+			}
+			return
+		}
+		if !json.Valid(obj) {
+			t.Fatalf("Fields accepted invalid %q", obj)
+		}
+		if ok != (got[0] != nil) || (ok && string(v) != string(got[0])) {
+			t.Fatalf("Fields(%q, %q) = %q, GetPath = %q %v", obj, key, got[0], v, ok)
+		}
+	})
+}

@@ -99,11 +99,17 @@ type Options struct {
 	Dir string
 	// Env is the environment of the processes (nil inherits).
 	Env []string
+	// Repeat runs every measurement this many times (default 1), the
+	// modes interleaved, and reports each figure's median: on a shared
+	// machine, 3 or 5 give figures that hold still.
+	Repeat int
 }
 
 // Result holds the figures of one mode.
 type Result struct {
 	Mode Mode
+	// Runs is how many runs the figures are the median of.
+	Runs int
 	// RoundTrips timed; P50 and P99 of their latency.
 	RoundTrips int
 	P50, P99   time.Duration
@@ -196,15 +202,50 @@ func Run(ctx context.Context, opts Options) (Results, error) {
 		return Results{}, err
 	}
 	defer os.Remove(gen)
-	var res Results
-	for _, m := range modes {
-		r, err := runMode(ctx, opts, m, gen)
-		if err != nil {
-			return res, fmt.Errorf("forwardbench %s: %w", m, err)
+	// Rounds interleave the modes, so that a burst of load on a shared
+	// machine hits them alike; each figure is then the median of its mode.
+	runs := make([][]Result, len(modes))
+	for range max(opts.Repeat, 1) {
+		for i, m := range modes {
+			r, err := runMode(ctx, opts, m, gen)
+			if err != nil {
+				return Results{}, fmt.Errorf("forwardbench %s: %w", m, err)
+			}
+			runs[i] = append(runs[i], r)
 		}
-		res.Results = append(res.Results, r)
+	}
+	var res Results
+	for _, rs := range runs {
+		res.Results = append(res.Results, median(rs))
 	}
 	return res, nil
+}
+
+// median returns, figure by figure, the median of the runs of one mode.
+func median(rs []Result) Result {
+	if len(rs) == 1 {
+		return rs[0]
+	}
+	out := rs[0]
+	pick := func(get func(Result) float64) float64 {
+		v := make([]float64, len(rs))
+		for i, r := range rs {
+			v[i] = get(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	out.P50 = time.Duration(pick(func(r Result) float64 { return float64(r.P50) }))
+	out.P99 = time.Duration(pick(func(r Result) float64 { return float64(r.P99) }))
+	out.Elapsed = time.Duration(pick(func(r Result) float64 { return float64(r.Elapsed) }))
+	out.MsgsPerSec = pick(func(r Result) float64 { return r.MsgsPerSec })
+	out.MBPerSec = pick(func(r Result) float64 { return r.MBPerSec })
+	out.CPUPerMsg = time.Duration(pick(func(r Result) float64 { return float64(r.CPUPerMsg) }))
+	out.MemAtTenth = int64(pick(func(r Result) float64 { return float64(r.MemAtTenth) }))
+	out.MemAtEnd = int64(pick(func(r Result) float64 { return float64(r.MemAtEnd) }))
+	out.MemPeak = int64(pick(func(r Result) float64 { return float64(r.MemPeak) }))
+	out.Runs = len(rs)
+	return out
 }
 
 // writeGenerator writes the streaming agent: it prints $2 lines of $1,
@@ -229,7 +270,7 @@ func writeGenerator(dir string) (string, error) {
 }
 
 func runMode(ctx context.Context, opts Options, m Mode, gen string) (Result, error) {
-	r := Result{Mode: m, RoundTrips: opts.RoundTrips, Messages: opts.Messages, MessageSize: len(opts.Update) + 1}
+	r := Result{Mode: m, Runs: 1, RoundTrips: opts.RoundTrips, Messages: opts.Messages, MessageSize: len(opts.Update) + 1}
 	if err := roundTrips(ctx, opts, m, &r); err != nil {
 		return r, fmt.Errorf("round trip: %w", err)
 	}

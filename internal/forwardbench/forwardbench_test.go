@@ -27,7 +27,7 @@ func TestRunShort(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, Options{Binary: bin, Messages: 3000, RoundTrips: 200, Dir: dir})
+	res, err := Run(ctx, Options{Binary: bin, Messages: 3000, RoundTrips: 200, Repeat: 2, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +35,8 @@ func TestRunShort(t *testing.T) {
 		t.Fatalf("got %d results, want %d", len(res.Results), len(AllModes))
 	}
 	for i, r := range res.Results {
-		if r.Mode != AllModes[i] {
-			t.Errorf("result %d is %s, want %s", i, r.Mode, AllModes[i])
+		if r.Mode != AllModes[i] || r.Runs != 2 {
+			t.Errorf("result %d is %s (%d runs), want %s (2 runs)", i, r.Mode, r.Runs, AllModes[i])
 		}
 		if r.P50 <= 0 || r.P99 < r.P50 || r.RoundTrips != 200 {
 			t.Errorf("%s: round trips %d p50 %v p99 %v", r.Mode, r.RoundTrips, r.P50, r.P99)
@@ -88,6 +88,7 @@ var (
 	flagMessages = flag.Int("messages", 1_000_000, "stream length for BenchmarkForwarding")
 	flagRounds   = flag.Int("roundtrips", 20_000, "round trips for BenchmarkForwarding")
 	flagModes    = flag.String("modes", "", "comma-separated modes for BenchmarkForwarding (all when empty)")
+	flagRepeat   = flag.Int("repeat", 1, "runs per mode for BenchmarkForwarding (medians reported)")
 )
 
 // BenchmarkForwarding is the full comparison (issue 7, "ACP forwarding"):
@@ -110,7 +111,7 @@ func BenchmarkForwarding(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		res, err := Run(context.Background(), Options{Binary: bin, Modes: modes, Messages: *flagMessages, RoundTrips: *flagRounds, Dir: b.TempDir()})
+		res, err := Run(context.Background(), Options{Binary: bin, Modes: modes, Messages: *flagMessages, RoundTrips: *flagRounds, Repeat: *flagRepeat, Dir: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

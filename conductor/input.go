@@ -1,0 +1,61 @@
+package conductor
+
+import (
+	"io"
+	"os"
+	"syscall"
+)
+
+// Input returns r as the client side's input for Options.In: a reader
+// that Run can close to end a blocked read. When r is a pipe or a socket
+// (*os.File), as an editor's stdin is, it is read directly through the Go
+// runtime's poller (the descriptor is duplicated and switched to
+// non-blocking mode): no goroutine and no copy stand between the editor and
+// the chain. Anything else (a terminal, a regular file, an io.Reader) is
+// copied through an io.Pipe by a goroutine, since a blocking read of it
+// cannot be interrupted.
+func Input(r io.Reader) io.ReadCloser {
+	if f, ok := r.(*os.File); ok {
+		if in, ok := pollable(f); ok {
+			return in
+		}
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, r)
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
+
+// pollable returns a non-blocking duplicate of f when f is a pipe or a
+// socket. The O_NONBLOCK flag belongs to the open file description, which
+// only this process reads (children get their own pipes).
+func pollable(f *os.File) (*os.File, bool) {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return nil, false
+	}
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return nil, false
+	}
+	nfd := -1
+	if err := sc.Control(func(fd uintptr) {
+		d, err := syscall.Dup(int(fd))
+		if err != nil {
+			return
+		}
+		syscall.CloseOnExec(d)
+		if err := syscall.SetNonblock(d, true); err != nil {
+			syscall.Close(d)
+			return
+		}
+		nfd = d
+	}); err != nil || nfd < 0 {
+		return nil, false
+	}
+	// NewFile sees the non-blocking descriptor and registers it with the
+	// poller, so Close makes a blocked Read return.
+	return os.NewFile(uintptr(nfd), f.Name()), true
+}
