@@ -91,7 +91,10 @@ func TestFaultGarbageOutput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newFaultEnv(t, fakelsp.Script{RefuseExit: true, Methods: map[string]fakelsp.Behavior{
 				tc.method: {Garbage: tc.garbage},
-			}}, func(o *Options) { o.Timeouts.Request = Duration(time.Minute); o.Timeouts.Initialize = Duration(time.Minute) })
+			}}, func(o *Options) {
+				o.Timeouts.Request = Duration(time.Minute)
+				o.Timeouts.Initialize = Duration(time.Minute)
+			})
 			_, err := e.hover()
 			if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tc.method) {
 				t.Fatalf("%s answered with garbage: %v, want ErrProtocol naming the method", tc.method, err)
