@@ -346,7 +346,12 @@ func TestOpencodeSession(t *testing.T) {
 // returns each call's answer as the agent reported it.
 func runScripted(t *testing.T, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
 	t.Helper()
-	env := opencodetest.NewEnv(t)
+	return runScriptedIn(t, opencodetest.NewEnv(t), f, dir, steps, flags)
+}
+
+// runScriptedIn is runScripted in a prepared environment.
+func runScriptedIn(t *testing.T, env *opencodetest.Env, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+	t.Helper()
 	writeUserConfig(t, env)
 	var prompt []string
 	for _, s := range steps {
@@ -440,4 +445,60 @@ func checkInjected(t *testing.T, trace, transport string) {
 		t.Fatalf("session/new to the agent has no acp-lsp entry: %s", line)
 	}
 	t.Fatalf("no session/new to the agent in the trace:\n%s", b)
+}
+
+// TestConfigurationReachesTheTool: tool.allow_mutating=false, from a flag
+// or from a trusted project file, refuses the rename before the editor is
+// asked; the same project file untrusted is ignored for that key, so the
+// rename is asked for and applied.
+func TestConfigurationReachesTheTool(t *testing.T) {
+	apply := `{"action":"rename","file":"calc.go","line":4,"symbol":"Add","new_name":"Sum","apply":true}`
+	refused := []step{{"rename refused by configuration", apply,
+		[]string{"rename is turned off in acp-lsp's configuration (allow_mutating)"}}}
+	applied := []step{{"rename applied", apply, []string{"rename Add to Sum: applied"}}}
+	const project = "[tool]\nallow_mutating = false\n"
+	tests := []struct {
+		name    string
+		flags   string
+		project bool
+		trust   bool
+		steps   []step
+	}{
+		{name: "flag", flags: "-set tool.allow_mutating=false", steps: refused},
+		{name: "trusted project file", project: true, trust: true, steps: refused},
+		{name: "untrusted project file", project: true, steps: applied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := workspace(t)
+			env := opencodetest.NewEnv(t)
+			if tt.project {
+				if err := os.WriteFile(filepath.Join(dir, ".acp-lsp.toml"), []byte(project), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.trust {
+				cmd := exec.Command(bin.acplsp, "trust", dir)
+				cmd.Env = env.Vars
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("acp-lsp trust: %v\n%s", err, out)
+				}
+			}
+			answers, tr, _ := runScriptedIn(t, env, fronts[0], dir, tt.steps, tt.flags)
+			checkAnswers(t, tt.steps, answers)
+			asks := len(tr.Requests("session/request_permission"))
+			renamed, err := os.ReadFile(filepath.Join(dir, "calc.go"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.steps[0].name == "rename applied" {
+				if asks != 1 || !strings.Contains(string(renamed), "func Sum(") {
+					t.Errorf("permission requests %d, calc.go:\n%s\nwant one request and the rename on disk", asks, renamed)
+				}
+			} else if asks != 0 || string(renamed) != calcGo {
+				t.Errorf("permission requests %d, calc.go:\n%s\nwant none and calc.go unchanged", asks, renamed)
+			}
+			checkNoLeftovers(t, env)
+		})
+	}
 }
