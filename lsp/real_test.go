@@ -91,7 +91,10 @@ var realCases = []realCase{
 
 func newRealManager(t testing.TB, root string) *Manager {
 	t.Helper()
-	m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), MaxOpenDocuments: 2000})
+	// Generous bounds: the machine running the tests may be loaded many
+	// times over, and these tests are about answers, not speed.
+	m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), MaxOpenDocuments: 2000,
+		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +123,7 @@ func TestRealServers(t *testing.T) {
 			root := copyDir(t, filepath.Join("testdata", tc.dir))
 			file := filepath.Join(root, tc.file)
 			m := newRealManager(t, root)
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
 			closed := false
 			defer func() {
@@ -130,7 +133,7 @@ func TestRealServers(t *testing.T) {
 			}()
 
 			// Diagnostics of the known error, exact message.
-			rep, err := m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{Timeout: 60 * time.Second})
+			rep, err := m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{Timeout: 3 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,7 +154,7 @@ func TestRealServers(t *testing.T) {
 			// server offers workspace/diagnostic, else an explicit
 			// "unsupported" (none of the pinned servers offers it by
 			// default), never an empty "no problems".
-			wrep, err := m.WorkspaceDiagnostics(ctx, root, DiagnosticsOptions{Timeout: 60 * time.Second})
+			wrep, err := m.WorkspaceDiagnostics(ctx, root, DiagnosticsOptions{Timeout: 3 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -236,7 +239,7 @@ func TestRealServers(t *testing.T) {
 			if err := os.WriteFile(file, []byte(fixed), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rep, err = m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{Timeout: 60 * time.Second})
+			rep, err = m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{Timeout: 3 * time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
