@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakemodel"
@@ -499,6 +500,71 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 				t.Errorf("permission requests %d, calc.go:\n%s\nwant none and calc.go unchanged", asks, renamed)
 			}
 			checkNoLeftovers(t, env)
+		})
+	}
+}
+
+// TestEditorGoneEndsEverything: with gopls and the agent running, the
+// editor closing its pipe, or acp-lsp getting SIGTERM, ends acp-lsp, the
+// agent and the language server within 5 seconds, leaving nothing behind.
+func TestEditorGoneEndsEverything(t *testing.T) {
+	for _, how := range []string{"stdin closed", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			env := opencodetest.NewEnv(t)
+			writeUserConfig(t, env)
+			dir := workspace(t)
+			p := opencodetest.Start(t, env, dir, bin.acplsp, "--", bin.acplsp, "agent")
+			client := opencodetest.NewClient()
+			conn := p.Connect(client)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+				t.Fatalf("initialize: %v\n%s", err, p.Stderr())
+			}
+			sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatalf("session/new: %v\n%s", err, p.Stderr())
+			}
+			res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId,
+				Prompt: []acp.ContentBlock{acp.TextBlock("lsp " + session[0].args)}})
+			if err != nil || res.StopReason != acp.StopReasonEndTurn {
+				t.Fatalf("prompt: %v %v\n%s", res.StopReason, err, p.Stderr())
+			}
+			var text strings.Builder
+			for _, u := range client.Updates() {
+				if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+					text.WriteString(c.Content.Text.Text)
+				}
+			}
+			if !strings.Contains(text.String(), wantDiagnostic) {
+				t.Fatalf("the agent did not see gopls's diagnostic:\n%s", text.String())
+			}
+			running, err := opencodetest.Leftovers(env.Mark)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, r := range running {
+				names = append(names, r.Cmdline)
+			}
+			all := strings.Join(names, "\n")
+			if !strings.Contains(all, "gopls") || !strings.Contains(all, bin.acplsp+" agent") {
+				t.Fatalf("before the editor leaves, want gopls and the agent running (marked), got:\n%s", all)
+			}
+			if how == "SIGTERM" {
+				if err := p.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := p.Stdin.Close(); err != nil {
+				t.Fatal(err)
+			}
+			// A bound, not a wait: the exit is awaited on the channel.
+			select {
+			case <-p.Done():
+			case <-time.After(5 * time.Second):
+				t.Fatalf("acp-lsp still running 5s after the editor left\n%s", p.Stderr())
+			}
+			env.RequireNoLeftovers(t)
 		})
 	}
 }
