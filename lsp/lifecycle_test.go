@@ -168,3 +168,31 @@ func TestFaultDocumentIdle(t *testing.T) {
 		t.Fatalf("document traffic %q, want %q", got, want)
 	}
 }
+
+// TestFaultCloseDuringStart: Close while a server is still answering
+// initialize does not wait for the initialize timeout: the start gives up,
+// the process group is killed and the caller gets an error.
+func TestFaultCloseDuringStart(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{
+		// One publish on receipt tells the test initialize is at the server.
+		"initialize": {Delay: fakelsp.Duration(time.Hour), FloodDiagnostics: 1},
+	}}, func(o *Options) { o.Timeouts.Initialize = Duration(time.Hour) })
+	events, stop := e.m.Subscribe(4)
+	defer stop()
+	prewarm := make(chan error, 1)
+	go func() { prewarm <- e.m.Prewarm(t.Context(), e.file) }()
+	<-events
+	closed := make(chan struct{})
+	go func() {
+		e.close() // also checks that no process of the fake is left
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(time.Minute): // a liveness bound, far above any real close
+		t.Fatal("Close waited for a server stuck in initialize")
+	}
+	if err := <-prewarm; err == nil {
+		t.Fatal("Prewarm succeeded although the Manager closed during initialize")
+	}
+}

@@ -242,7 +242,7 @@ func (m *Manager) route(path string) (string, *server, error) {
 	s := m.servers[key]
 	if s == nil {
 		s = &server{mgr: m, cfg: cfg, root: root, ceiling: ceiling, state: StateStopped, log: m.log,
-			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts)}
+			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts), quit: make(chan struct{})}
 		m.servers[key] = s
 	}
 	return abs, s, nil

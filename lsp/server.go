@@ -99,6 +99,9 @@ type server struct {
 	ceiling string // workspace root the project root lies in
 	tm      Timeouts
 	log     *slog.Logger
+	// quit is closed by close: a start in its backoff delay or initialize
+	// gives up at once instead of holding Manager.Close.
+	quit chan struct{}
 
 	mu        sync.Mutex
 	cur       *proc
@@ -278,6 +281,9 @@ func (s *server) start(ctx context.Context, delay time.Duration, reopen []string
 		t := time.NewTimer(delay)
 		select {
 		case <-t.C:
+		case <-s.quit:
+			t.Stop()
+			return nil, ErrClosed
 		case <-ctx.Done():
 			t.Stop()
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
@@ -287,8 +293,18 @@ func (s *server) start(ctx context.Context, delay time.Duration, reopen []string
 	if err != nil {
 		return nil, err
 	}
-	// A shared process must not die with the first caller's context.
-	if err := p.initialize(context.WithoutCancel(ctx)); err != nil {
+	// A shared process must not die with the first caller's context, but
+	// it does with the Manager.
+	ictx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	go func() {
+		select {
+		case <-s.quit:
+			cancel()
+		case <-ictx.Done():
+		}
+	}()
+	if err := p.initialize(ictx); err != nil {
 		p.closing.Store(true)
 		p.kill()
 		<-p.done
@@ -391,6 +407,9 @@ func (s *server) idleCheck() {
 // ever ran.
 func (s *server) close(ctx context.Context) {
 	s.mu.Lock()
+	if !s.closed && s.quit != nil {
+		close(s.quit)
+	}
 	s.closed = true
 	if s.idleTimer != nil {
 		s.idleTimer.Stop()
