@@ -114,7 +114,7 @@ type testChain struct {
 	cancel        func()
 }
 
-func startChain(t *testing.T, cfg Config, withComponent bool) *testChain {
+func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 	t.Helper()
 	a, err := New(cfg)
 	if err != nil {
@@ -191,7 +191,7 @@ func serverPIDs(m *lsp.Manager) []int {
 // initialize runs the initialize exchange with editorMeta as the editor's
 // clientCapabilities._meta (raw JSON, "" for none) and returns what the
 // agent and the editor saw.
-func (tc *testChain) initialize(t *testing.T, editorMeta, agentMeta string) (atAgent, atEditor msg) {
+func (tc *testChain) initialize(t testing.TB, editorMeta, agentMeta string) (atAgent, atEditor msg) {
 	t.Helper()
 	caps := `{"fs":{"readTextFile":true,"writeTextFile":true}}`
 	if editorMeta != "" {

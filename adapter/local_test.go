@@ -18,7 +18,7 @@ import (
 
 // call sends a request from the agent side and returns its answer;
 // notifications arriving meanwhile are collected in notes.
-func (tc *testChain) call(t *testing.T, id int, method, params string, notes *[]msg) msg {
+func (tc *testChain) call(t testing.TB, id int, method, params string, notes *[]msg) msg {
 	t.Helper()
 	tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
 	for {
@@ -104,6 +104,10 @@ func TestLocalMethods(t *testing.T) {
 		{"not a file uri", "_lsp/hover", `{"uri":"https://example.com/x.go","line":1,"character":1}`, rpcErr(proxy.CodeInvalidParams, "only file://")},
 		{"unknown extension method", "_lsp/frobnicate", `{}`, rpcErr(proxy.CodeMethodNotFound, "_lsp/frobnicate")},
 		{"unknown server", "_lsp/restart", `{"server":"nosuch"}`, rpcErr(proxy.CodeInvalidParams, "nosuch")},
+		{"LSP notification passed to local servers", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"workspace/didRenameFiles","params":{"files":[{"oldUri":%q,"newUri":%q}]}}`,
+			uri, edit.URIFromPath(filepath.Join(root, "gone.go")), edit.URIFromPath(filepath.Join(root, "new.go"))), result("null")},
+		{"didChangeWatchedFiles", "_lsp/request", fmt.Sprintf(`{"method":"workspace/didChangeWatchedFiles","params":{"changes":[{"uri":%q,"type":2}]}}`, uri), result("null")},
+		{"document sync is acp-lsp's", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/didOpen","params":{}}`, uri), rpcErr(proxy.CodeInvalidParams, "keeps documents")},
 		{"server method not found", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"acme/unknown","params":{}}`, uri), rpcErr(proxy.CodeMethodNotFound, "acme/unknown")},
 	}
 	for i, c := range cases {
