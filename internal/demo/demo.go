@@ -50,8 +50,8 @@ type Options struct {
 	// waits for gopls to load the workspace).
 	StepTimeout time.Duration
 	// ExitGrace is how long acp-lsp gets to end its agent and servers and
-	// exit once its client is gone, before its process group is killed
-	// (default 10s).
+	// exit once its client is gone, and again after SIGTERM, before its
+	// process group is killed (default 15s).
 	ExitGrace time.Duration
 }
 
@@ -131,7 +131,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		opts.StepTimeout = 3 * time.Minute
 	}
 	if opts.ExitGrace <= 0 {
-		opts.ExitGrace = 10 * time.Second
+		opts.ExitGrace = 15 * time.Second
 	}
 	rep = &Report{}
 	steps := opts.Steps
@@ -413,18 +413,23 @@ func (ch *chain) exitHint() string {
 	return " (acp-lsp exited; its log is above)"
 }
 
-// stop closes acp-lsp's stdin, as an editor does when it quits, waits up
-// to grace for it to end its agent and servers and exit, then kills
-// whatever is left of its process group. It says how acp-lsp ended.
+// stop closes acp-lsp's stdin, as an editor does when it quits, and waits
+// up to grace for it to end its agent and servers and exit. One still
+// running gets SIGTERM (acp-lsp then shuts down the same way) and another
+// grace; only then is its process group killed, which can orphan language
+// servers in their own groups, so it is the last resort. It says how
+// acp-lsp ended.
 func (ch *chain) stop(grace time.Duration) string {
 	ch.stdin.Close()
-	t := time.NewTimer(grace)
-	defer t.Stop()
 	how := ""
-	select {
-	case <-ch.exited:
-	case <-t.C:
-		how = fmt.Sprintf("did not exit within %s of its client closing, so its process group was killed", grace)
+	if !ch.waitExit(grace) {
+		how = fmt.Sprintf("did not exit within %s of its client closing; ", grace)
+		_ = ch.cmd.Process.Signal(syscall.SIGTERM)
+		if ch.waitExit(grace) {
+			how += "it exited after SIGTERM"
+		} else {
+			how += fmt.Sprintf("nor within %s of SIGTERM, so its process group was killed", grace)
+		}
 	}
 	// Anything still in the group (nothing, normally) goes too.
 	_ = syscall.Kill(-ch.cmd.Process.Pid, syscall.SIGKILL)
@@ -436,6 +441,18 @@ func (ch *chain) stop(grace time.Duration) string {
 		return "exited after the client closed: " + ch.exitErr.Error()
 	}
 	return "exited cleanly after the client closed (it ends the agent and the language servers first)"
+}
+
+// waitExit reports whether acp-lsp exited within d.
+func (ch *chain) waitExit(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch.exited:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // client is the demo's ACP client: it records the tool calls of the

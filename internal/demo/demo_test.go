@@ -176,7 +176,7 @@ func TestChainFaults(t *testing.T) {
 		exit    string
 	}{
 		{"crash", "exit status 3", "exit status 3"},
-		{"deaf", "open session", "did not exit within"},
+		{"deaf", "open session", "nor within 500ms of SIGTERM, so its process group was killed"},
 	} {
 		t.Run(tc.role, func(t *testing.T) {
 			dir, exe := binDir(t, false)
