@@ -241,3 +241,31 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionRoots: the cwd of session/new, load, resume and fork becomes
+// a workspace root (a file there is routed, not refused as outside), the
+// request reaching the agent byte for byte; a relative cwd adds nothing.
+func TestSessionRoots(t *testing.T) {
+	tc := startChain(t, Config{}, false)
+	tc.initialize(t, "", "")
+	for i, method := range []string{"session/new", "session/load", "session/resume", "session/fork", "session/new"} {
+		dir, err := filepath.EvalSymlinks(t.TempDir())
+		must(t, err)
+		cwd := dir
+		if i == 4 {
+			cwd = "relative/dir"
+		}
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"sessionId":"S","mcpServers":[]}}`, 10+i, method, cwd)
+		tc.editor.send(t, "%s", line)
+		if m := tc.agent.recv(t); strings.TrimRight(m.raw, "\n") != line {
+			t.Errorf("agent got %s, want %s", m.raw, line)
+		}
+		probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
+		m := tc.call(t, 100+i, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
+		inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
+		outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
+		if want := i != 4; inside != want || outside == want {
+			t.Errorf("%s %s: %s", method, cwd, m.raw)
+		}
+	}
+}
