@@ -80,10 +80,12 @@ func cannedReference(uri string) map[string]string {
 		"documentSymbols": `[{"name":"add","kind":12,"range":{"start":{"line":5,"character":1},"end":{"line":5,"character":40}},"selection_range":{"start":{"line":5,"character":6},"end":{"line":5,"character":9}}},{"name":"main","kind":12,"range":{"start":{"line":7,"character":1},"end":{"line":9,"character":2}},"selection_range":{"start":{"line":7,"character":6},"end":{"line":7,"character":10}}}]`,
 		"workspaceSymbol": `[{"name":"add","kind":12,"location":` + loc(5, 6, 3) + `}]`,
 		"diagnostics":     `[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"severity":1,"code":"E1","source":"editor-lint","message":"EDITOR: not enough arguments"}]`,
+		"codeActions": `[{"title":"EDITOR fix: add the missing argument","kind":"quickfix","is_preferred":true,"edit":{"changes":{` + fmt.Sprintf("%q", uri) +
+			`:[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"new_text":"add(3, 4)"}]}}}]`,
 	}
 }
 
-const editorOffersMeta = `{"lsp":{"methods":["_lsp/hover","_lsp/definition","_lsp/references","_lsp/documentSymbols","_lsp/workspaceSymbol","_lsp/diagnostics"],"notifications":["_lsp/publishDiagnostics","_lsp/didSave"]}}`
+const editorOffersMeta = `{"lsp":{"methods":["_lsp/hover","_lsp/definition","_lsp/references","_lsp/documentSymbols","_lsp/workspaceSymbol","_lsp/diagnostics","_lsp/codeActions"],"notifications":["_lsp/publishDiagnostics","_lsp/didSave"]}}`
 
 // TestEditorAnswers runs the lsp tool through editor ⇄ adapter ⇄
 // component ⇄ agent with a scripted editor that offers reference methods,
@@ -121,6 +123,11 @@ func TestEditorAnswers(t *testing.T) {
 				if !ok || (tt.bare && !bare) {
 					return reply{code: -32601, msg: "Method not found"}
 				}
+				// Code actions are asked with the editor's own
+				// diagnostic, back in the reference shape.
+				if name == "codeActions" && !strings.Contains(string(m.Params), `"diagnostics":[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"severity":1,"code":"E1","source":"editor-lint","message":"EDITOR: not enough arguments"}]`) {
+					return reply{code: -32602, msg: "unexpected params " + string(m.Params)}
+				}
 				return reply{result: res}
 			})
 			line8 := strings.Split(brokenGo, "\n")[7]
@@ -134,6 +141,7 @@ func TestEditorAnswers(t *testing.T) {
 				{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}, []string{"main.go:8:14", "main.go:8:25"}},
 				{map[string]any{"action": "symbols", "file": "main.go"}, []string{"main.go:5:6 function add", "main.go:7:6 function main"}},
 				{map[string]any{"action": "diagnostics", "file": "main.go"}, []string{"main.go:8:25", "EDITOR: not enough arguments"}},
+				{map[string]any{"action": "code_actions", "file": "main.go", "line": 8}, []string{"EDITOR fix: add the missing argument"}},
 			} {
 				text, isErr := callTool(t, cs, c.args)
 				for _, w := range c.want {
