@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -194,5 +196,32 @@ func TestFaultCloseDuringStart(t *testing.T) {
 	}
 	if err := <-prewarm; err == nil {
 		t.Fatal("Prewarm succeeded although the Manager closed during initialize")
+	}
+}
+
+// TestFaultCallerGivesUpDuringStart: a caller whose context ends
+// while its server is still initializing gets its error then (ErrTimeout for
+// a deadline) instead of waiting for the initialize timeout; the start goes
+// on for the next request, which gets the started server.
+func TestFaultCallerGivesUpDuringStart(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{
+		"initialize": {Delay: fakelsp.Duration(2 * time.Second), FloodDiagnostics: 1},
+	}}, func(o *Options) { o.Timeouts.Initialize = Duration(time.Hour) })
+	events, stop := e.m.Subscribe(4)
+	defer stop()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6})
+		done <- err
+	}()
+	<-events // initialize is at the server
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "start fakelsp") {
+		t.Fatalf("hover cancelled during start: %v", err)
+	}
+	e.wantHover() // waits for the same start
+	if n := len(fakelsp.Starts(e.messages())); n != 1 {
+		t.Fatalf("%d processes, want 1", n)
 	}
 }

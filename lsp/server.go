@@ -172,7 +172,7 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+			return nil, s.startCtxErr(ctx)
 		}
 		s.mu.Lock()
 		if s.cur == nil && s.lastErr != nil && s.starting == nil {
@@ -192,42 +192,72 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 		s.mu.Unlock()
 		return nil, err
 	}
-	s.starting = make(chan struct{})
+	ch := make(chan struct{})
+	s.starting = ch
 	s.state = StateStarting
 	reopen := s.reopen
 	s.reopen = nil
 	s.mu.Unlock()
-
-	p, err := s.start(ctx, delay, reopen)
-
+	// The start runs on its own: the process is shared, so it must not
+	// die with this caller's context, and this caller must not wait past
+	// its own deadline for a slow initialize.
+	go s.finishStart(context.WithoutCancel(ctx), delay, reopen, len(recent) > 0, ch)
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return nil, s.startCtxErr(ctx)
+	}
 	s.mu.Lock()
-	close(s.starting)
+	if s.cur == nil && s.lastErr != nil {
+		err := s.lastErr
+		s.mu.Unlock()
+		return nil, err
+	}
+	s.mu.Unlock()
+	return s.ensure(ctx)
+}
+
+// startCtxErr is the error of a caller that stopped waiting for a start.
+func (s *server) startCtxErr(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("start %s: %w (%w)", s.cfg.Name, ErrTimeout, ctx.Err())
+	}
+	return fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
+}
+
+// finishStart starts a process and publishes the outcome: the new current
+// process, or the error (a crash for the restart policy unless the program
+// is missing). ch is closed last, so whoever waits on it sees the result.
+func (s *server) finishStart(ctx context.Context, delay time.Duration, reopen []string, restart bool, ch chan struct{}) {
+	p, err := s.start(ctx, delay, reopen)
+	s.mu.Lock()
+	defer close(ch)
+	defer s.mu.Unlock()
 	s.starting = nil
 	if err != nil {
 		var me *MissingServerError
-		if errors.As(err, &me) {
+		switch {
+		case errors.As(err, &me):
 			s.state = StateMissing
-		} else {
+		case errors.Is(err, ErrClosed):
+		default:
 			s.state = StateCrashed
 			s.crashes = append(s.crashes, s.mgr.now())
 		}
 		s.lastErr = err
 		s.reopen = reopen
-		s.mu.Unlock()
-		return nil, err
+		return
 	}
 	if s.closed {
-		s.mu.Unlock()
-		p.shutdown(context.Background())
-		return nil, ErrClosed
+		s.lastErr = ErrClosed
+		s.dead = append(s.dead, p) // close waits on starting, then shuts it down
+		return
 	}
 	s.cur = p
 	s.state = StateRunning
-	if len(recent) > 0 {
+	if restart {
 		s.restarts++
 	}
-	s.mu.Unlock()
-	return p, nil
 }
 
 // reap waits for a process whose connection is gone to exit, killing its
@@ -424,10 +454,8 @@ func (s *server) close(ctx context.Context) {
 	if starting != nil {
 		<-starting
 		s.mu.Lock()
-		if s.cur != nil {
-			p = s.cur
-			s.cur = nil
-		}
+		dead = append(dead, s.dead...) // what the start made (finishStart saw closed)
+		s.dead = nil
 		s.mu.Unlock()
 	}
 	if p != nil {
