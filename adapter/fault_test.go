@@ -176,3 +176,26 @@ func TestEditorDiagnosticReport(t *testing.T) {
 		<-se.done
 	})
 }
+
+// TestReferenceThroughPassthrough: an agent's reference request (1-based)
+// reaches an editor that offers only the raw passthrough as the LSP
+// request it stands for (0-based), and the native answer comes back in
+// the reference shape.
+func TestReferenceThroughPassthrough(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tc := startChain(t, Config{NoLocal: true}, false)
+		tc.initialize(t, `{"lsp":{"methods":["_lsp/request"]}}`, "")
+		se := tc.runEditor(func(m msg) reply {
+			if m.Method == "_lsp/request" && strings.Contains(string(m.Params), `"method":"textDocument/definition","params":{"position":{"line":7,"character":9},"textDocument":{"uri":"file:///w/a.go"}}`) {
+				return reply{result: `[{"targetUri":"file:///w/b.go","targetRange":{"start":{"line":0,"character":0},"end":{"line":9,"character":0}},"targetSelectionRange":{"start":{"line":2,"character":5},"end":{"line":2,"character":8}}}]`}
+			}
+			return reply{code: -32602, msg: "unexpected " + string(m.Params)}
+		})
+		m := tc.call(t, 1, "_lsp/definition", `{"uri":"file:///w/a.go","line":8,"character":10}`, nil)
+		if want := `[{"uri":"file:///w/b.go","range":{"start":{"line":3,"character":6},"end":{"line":3,"character":9}}}]`; m.Error != nil || string(m.Result) != want {
+			t.Errorf("got %s, want result %s", m.raw, want)
+		}
+		tc.cancel()
+		<-se.done
+	})
+}

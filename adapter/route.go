@@ -235,6 +235,21 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 			return res, err
 		}
 	}
+	if method != lspext.Diagnostics {
+		if _, ok := a.editorOffers(lspext.Request); ok {
+			// The editor's servers through its passthrough, converted.
+			res, err := a.referenceVia(ctx, method, params, func(ctx context.Context, call localCall) (json.RawMessage, error) {
+				b, err := json.Marshal(lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params})
+				if err != nil {
+					return nil, err
+				}
+				return a.callEditor(ctx, hop, lspext.Request, b)
+			})
+			if !isCode(err, proxy.CodeMethodNotFound) {
+				return res, err
+			}
+		}
+	}
 	if a.cfg.NoLocal {
 		return nil, a.localOff(method)
 	}
@@ -267,17 +282,25 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 		}
 		return marshal(diags)
 	}
-	call, err := nativeCall(method, params)
+	return a.referenceVia(ctx, method, params, func(ctx context.Context, call localCall) (json.RawMessage, error) {
+		return a.localRequest(ctx, lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params})
+	})
+}
+
+// referenceVia answers reference method ref by sending the LSP request it
+// stands for through send and converting the native answer back.
+func (a *Adapter) referenceVia(ctx context.Context, ref string, params json.RawMessage, send func(context.Context, localCall) (json.RawMessage, error)) (json.RawMessage, error) {
+	call, err := nativeCall(ref, params)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := a.localRequest(ctx, lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params})
+	raw, err := send(ctx, call)
 	if err != nil {
 		return nil, err
 	}
-	out, err := referenceResult(method, raw)
+	out, err := referenceResult(ref, raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: converting the server's answer: %w", method, err)
+		return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s: the server's answer to %s is malformed: %v", ref, call.method, err)}
 	}
 	return out, nil
 }
