@@ -60,7 +60,7 @@ func TestEditorNotificationsDown(t *testing.T) {
 // editor says lsp/didSave, then broken again through the agent's
 // fs/write_text_file confirmed by the editor. Each time gopls's new
 // diagnostics arrive downstream as native _lsp/publishDiagnostics without
-// any request; 
+// any request.
 func TestLocalResync(t *testing.T) {
 	peers.Require(t, "gopls")
 	root, main := goWorkspace(t)

@@ -8,6 +8,6 @@ func total(prices []int) int {
 	return sum
 }
 
-var label = "Ünïcödé 🛒"; var all = total([]int{1, 2})
+var label, all = "Ünïcödé 🛒", total([]int{1, 2})
 
 var broken = total(missingPrices)
