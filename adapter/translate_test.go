@@ -159,3 +159,75 @@ func FuzzEditorAnswer(f *testing.F) {
 		}
 	})
 }
+
+// TestParseOffer reads the editor's clientCapabilities._meta.lsp.
+func TestParseOffer(t *testing.T) {
+	for _, tt := range []struct {
+		raw     string
+		methods map[string]string
+	}{
+		{`true`, map[string]string{lspext.Hover: "", lspext.CodeActions: ""}},
+		{` true `, map[string]string{lspext.Definition: ""}},
+		{`false`, nil},
+		{`null`, nil},
+		{``, nil},
+		{`"yes"`, nil},
+		{`1`, nil},
+		{`{}`, map[string]string{}},
+		{`{"methods":["lsp/hover","_lsp/request","other/x","lsp/"]}`, map[string]string{lspext.Hover: "lsp", lspext.Request: "_lsp"}},
+		{`{"methods":"lsp/hover"}`, nil},
+	} {
+		o := parseOffer(json.RawMessage(tt.raw))
+		if tt.methods == nil {
+			if o != nil {
+				t.Errorf("%s: offer %+v, want none", tt.raw, o)
+			}
+			continue
+		}
+		if o == nil {
+			t.Errorf("%s: no offer", tt.raw)
+			continue
+		}
+		for m, sp := range tt.methods {
+			if got, ok := o.has(m); !ok || got != sp {
+				t.Errorf("%s: %s → %q %v, want %q", tt.raw, m, got, ok, sp)
+			}
+		}
+		if tt.raw[0] == '{' && len(o.methods) != len(tt.methods) {
+			t.Errorf("%s: methods %v", tt.raw, o.methods)
+		}
+	}
+}
+
+// FuzzOutsideInput feeds arbitrary JSON to every parser of what the
+// editor and the agent send: the capability offer, reference params (an
+// agent's request) and native params (the component's): no panic, and
+// what is accepted converts to valid JSON.
+func FuzzOutsideInput(f *testing.F) {
+	for _, s := range []string{
+		`true`, `{"methods":["lsp/hover"],"notifications":["_lsp/didSave"]}`, `{"methods":[1,null]}`,
+		`{"uri":"file:///a","line":0,"character":4294967295}`, `{"uri":"file:///a","range":{"start":{}},"diagnostics":[{"code":1.5}]}`,
+		`{"textDocument":{"uri":"file:///a"},"position":{"line":4294967295,"character":0},"context":{"includeDeclaration":null}}`,
+		`{"query":""}`, `[]`, `null`,
+	} {
+		for i := range referenceMethods {
+			f.Add(uint8(i), s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, in string) {
+		raw := json.RawMessage(in)
+		_ = parseOffer(raw)
+		ref := referenceMethods[int(which)%len(referenceMethods)]
+		if call, err := nativeCall(ref, raw); err == nil && !json.Valid(call.params) {
+			t.Fatalf("%s: invalid native params %s", ref, call.params)
+		}
+		if ref != lspext.Diagnostics {
+			if out, err := referenceParams(ref, raw); err == nil && !json.Valid(out) {
+				t.Fatalf("%s: invalid reference params %s", ref, out)
+			}
+			if out, err := referenceResult(ref, raw); err == nil && !json.Valid(out) {
+				t.Fatalf("%s: invalid reference result %s", ref, out)
+			}
+		}
+	})
+}
