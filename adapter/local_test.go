@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -238,6 +240,7 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 				t.Errorf("truncation said: %v, want %v: %+v", got, tt.truncated, rep.Servers)
 			}
 			tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+			proctest.NoLeftovers(t, bin, 5*time.Second)
 		})
 	}
 }
