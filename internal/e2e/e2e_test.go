@@ -179,6 +179,9 @@ var fronts = []front{
 	{"proxy in conductor", func(flags, agent string) string {
 		return bin.acplsp + " conductor --proxy '" + bin.acplsp + " proxy " + flags + "' -- " + agent
 	}},
+	{"conductor --lsp nested in conductor", func(flags, agent string) string {
+		return bin.acplsp + " conductor --family _proxy --proxy '" + bin.acplsp + " conductor " + flags + " --lsp' -- " + agent
+	}},
 }
 
 // acpx runs `acpx --agent AGENT --permission-policy POLICY --format json
@@ -375,8 +378,9 @@ func runScriptedIn(t *testing.T, env *opencodetest.Env, f front, dir string, ste
 }
 
 // TestScriptedAgentSession: the same session with acp-lsp's built-in
-// scripted agent instead of opencode, in every mode. The wrapper run
-// reaches the tool over stdio (the mcp-bridge subcommand), the others over
+// scripted agent instead of opencode, in every mode (and the stack inside a
+// conductor that itself runs as a proxy, in the _proxy family). Some runs
+// reach the tool over stdio (the mcp-bridge subcommand), the others over
 // HTTP; the trace of the acp-lsp process running the stack shows which
 // entry the agent was given.
 func TestScriptedAgentSession(t *testing.T) {
@@ -387,6 +391,7 @@ func TestScriptedAgentSession(t *testing.T) {
 		{fronts[0], "stdio"},
 		{fronts[1], "http"},
 		{fronts[2], "http"},
+		{fronts[3], "stdio"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.front.name, func(t *testing.T) {
