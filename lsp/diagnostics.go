@@ -394,6 +394,12 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 		case <-p.done:
 			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("server %s exited while waiting for diagnostics", s.cfg.Name)
 			return fd
+		case <-p.lostC():
+			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("connection to server %s lost while waiting for diagnostics", s.cfg.Name)
+			if err := p.lostErr(); err != nil {
+				fd.Detail += ": " + err.Error()
+			}
+			return fd
 		case <-ctx.Done():
 			if ok {
 				fd.Diagnostics, fd.Verdict = e.diags, Stale

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // TestWaitPushTiming runs the push-diagnostics wait in fake time: when a
@@ -42,10 +45,18 @@ func TestWaitPushTiming(t *testing.T) {
 		{"nothing", nil, nil, Timeout, deadline, 0, 0},
 		{"nothing while loading", nil, []event{{50 * time.Millisecond, 0, 0, "begin"}}, Indexing, deadline, 0, 0},
 		{"server exits", nil, []event{{700 * time.Millisecond, 0, 0, "exit"}}, Failed, 700 * time.Millisecond, 0, 0},
+		{"connection lost", nil, []event{{900 * time.Millisecond, 0, 0, "lose"}}, Failed, 900 * time.Millisecond, 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, p := bareProc()
+				// A real connection over an in-memory pipe, so that losing
+				// it can be one of the events.
+				client, server := net.Pipe()
+				p.conn = jsonrpc2.NewConn(t.Context(), jsonrpc2.NewBufferedStream(client, frameCodec{}), jsonrpc2.HandlerWithError(
+					func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }))
+				defer p.conn.Close()
+				defer server.Close()
 				const uri = "file:///w/a.fk"
 				apply := func(ev event) {
 					switch ev.kind {
@@ -66,6 +77,8 @@ func TestWaitPushTiming(t *testing.T) {
 						p.onProgress(json.RawMessage(`{"token":"t","value":{"kind":"begin","title":"Loading"}}`))
 					case "exit":
 						close(p.done)
+					case "lose":
+						server.Close()
 					}
 				}
 				for _, ev := range tc.before {

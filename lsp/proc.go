@@ -288,6 +288,15 @@ func (p *proc) protocolError(err error) {
 	p.kill()
 }
 
+// lostC is closed when the connection is gone (nil without one, in tests
+// that drive a proc with no process).
+func (p *proc) lostC() <-chan struct{} {
+	if p.conn == nil {
+		return nil
+	}
+	return p.conn.DisconnectNotify()
+}
+
 // disconnected reports whether the connection is gone (the process may
 // not have been reaped yet).
 func (p *proc) disconnected() bool {
