@@ -1,6 +1,7 @@
 package conductor
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -123,4 +124,39 @@ func BenchmarkUpdateStream(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkProxyModeStream is the cost per session/update in proxy mode
+// (acp-lsp proxy), in process: wrapped successor notifications arrive on
+// the conductor connection, are unwrapped, pass the chain and go out plain.
+func BenchmarkProxyModeStream(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","method":"proxy/successor","params":{"method":"session/update","params":{"sessionId":"sess_abc123def456","update":{"sessionUpdate":"agent_message_chunk","messageId":"msg_1","content":{"type":"text","text":"Here is the change you asked for: the function now returns early when the slice is empty."}}}}}` + "\n")
+	pc := NewProxyConn(&benchLines{line: line, n: b.N}, io.Discard, nil, 0)
+	chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Drain: time.Hour})
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := chain.Run(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	pc.Wait()
+}
+
+// benchLines reads as n copies of line, whole lines per read.
+type benchLines struct {
+	line []byte
+	n    int
+}
+
+func (l *benchLines) Read(p []byte) (int, error) {
+	if l.n == 0 {
+		return 0, io.EOF
+	}
+	k := 0
+	for l.n > 0 && len(p)-k >= len(l.line) {
+		k += copy(p[k:], l.line)
+		l.n--
+	}
+	return k, nil
 }

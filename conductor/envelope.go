@@ -128,26 +128,28 @@ func appendString(b []byte, s string) []byte {
 }
 
 // wrap builds the successor message carrying m (a request or notification)
-// with the given outer id (nil for a notification).
+// with the given outer id (nil for a notification). Its parts come from
+// parsed messages, so the result is not scanned again.
 func wrap(f Family, outerID json.RawMessage, m *proxy.Message) *proxy.Message {
 	env := Envelope{Method: m.Method, Params: m.Params()}.Marshal()
 	if m.Kind == proxy.KindRequest {
-		return proxy.NewRequest(outerID, f.Successor(), env)
+		return proxy.NewRequestUnchecked(outerID, f.Successor(), env)
 	}
-	return proxy.NewNotification(f.Successor(), env)
+	return proxy.NewNotificationUnchecked(f.Successor(), env)
 }
 
 // unwrap turns a successor message into the message it carries, with the
-// outer id.
+// outer id. ParseEnvelope validated the parts, so the result is not
+// scanned again.
 func unwrap(m *proxy.Message) (*proxy.Message, error) {
 	e, err := ParseEnvelope(m.Params())
 	if err != nil {
 		return nil, err
 	}
 	if m.Kind == proxy.KindRequest {
-		return proxy.NewRequest(m.ID, e.Method, e.Params), nil
+		return proxy.NewRequestUnchecked(m.ID, e.Method, e.Params), nil
 	}
-	return proxy.NewNotification(e.Method, e.Params), nil
+	return proxy.NewNotificationUnchecked(e.Method, e.Params), nil
 }
 
 // cancelParams builds $/cancel_request params for id.

@@ -30,11 +30,15 @@ type ProxyConn struct {
 	out *outIDs // requests we sent to the conductor
 	in  inIDs   // requests the conductor sent us, by side
 
-	ch      [2]chan *proxy.Message
-	readErr error
-	done    chan struct{}
-	once    sync.Once
-	closed  chan struct{}
+	// The successor end's Read reads the connection itself and returns
+	// successor messages directly (most traffic: session/update); messages
+	// for the client end are handed over through toClient.
+	toClient chan *proxy.Message
+	readErr  error // set before toClient is closed
+	readEnd  bool  // the connection's input ended (successor reader only)
+	done     chan struct{}
+	once     sync.Once
+	closed   chan struct{}
 
 	succOnce sync.Once
 	succDone chan struct{} // the chain delivered the client's end to the successor end
@@ -51,12 +55,11 @@ func NewProxyConn(r io.Reader, w io.Writer, log *slog.Logger, maxLine int) *Prox
 		log:      log,
 		family:   FamilyPlain,
 		out:      newOutIDs(),
-		ch:       [2]chan *proxy.Message{make(chan *proxy.Message, 64), make(chan *proxy.Message, 64)},
+		toClient: make(chan *proxy.Message, 64),
 		done:     make(chan struct{}),
 		closed:   make(chan struct{}),
 		succDone: make(chan struct{}),
 	}
-	go c.readLoop()
 	return c
 }
 
@@ -73,65 +76,88 @@ func (c *ProxyConn) Client() proxy.Endpoint { return &pcEnd{c: c, s: sideClient}
 // Successor returns the chain end facing the successor.
 func (c *ProxyConn) Successor() proxy.Endpoint { return &pcEnd{c: c, s: sideAgent} }
 
-// Wait blocks until the reader has stopped (after Close or the end of
-// input).
-func (c *ProxyConn) Wait() { <-c.done }
-
-func (c *ProxyConn) deliver(s side, m *proxy.Message) bool {
+// Wait blocks until the connection's input has ended or it was closed.
+// Reading is done by the chain's reader of the successor end, which Run
+// of the chain waits for.
+func (c *ProxyConn) Wait() {
 	select {
-	case c.ch[s] <- m:
-		return true
+	case <-c.done:
 	case <-c.closed:
-		return false
 	}
 }
 
-func (c *ProxyConn) readLoop() {
-	defer close(c.done)
-	defer close(c.ch[sideClient])
-	defer close(c.ch[sideAgent])
-	for {
+// readSuccessor reads the connection until a message for the successor
+// end arrives, handing messages for the client end over on the way. At the
+// end of input it closes the client end's channel and waits until the
+// chain has delivered that end to the successor end (CloseWrite) or closed
+// the connection.
+func (c *ProxyConn) readSuccessor() (*proxy.Message, error) {
+	for !c.readEnd {
 		m, err := c.s.Read()
 		if err != nil {
 			c.readErr = err
-			return
+			c.readEnd = true
+			close(c.toClient)
+			close(c.done)
+			break
 		}
-		if !c.dispatch(m) {
-			return
+		s, m, ok := c.dispatch(m)
+		if !ok {
+			continue
+		}
+		if s == sideAgent {
+			return m, nil
+		}
+		select {
+		case c.toClient <- m:
+		case <-c.closed:
+			c.readEnd = true
+			close(c.done)
 		}
 	}
+	// The client end reports the end of the connection; the successor end
+	// waits until that end has traveled the chain down to it or the chain
+	// closes it, so a disconnect is never mistaken for the agent dying,
+	// and the chain ends as soon as everything is delivered.
+	select {
+	case <-c.closed:
+	case <-c.succDone:
+	}
+	return nil, errors.New("the conductor closed the connection")
 }
 
-func (c *ProxyConn) dispatch(m *proxy.Message) bool {
+// dispatch routes one message from the conductor: to the client end or
+// the successor end (ok false: answered or dropped here).
+func (c *ProxyConn) dispatch(m *proxy.Message) (side, *proxy.Message, bool) {
 	switch m.Kind {
 	case proxy.KindResponse:
 		e, ok := c.out.take(m.ID)
 		if !ok {
 			c.log.Warn("conductor answered an unknown request", "id", string(m.ID))
-			return true
+			return 0, nil, false
 		}
 		if string(e.orig) != string(m.ID) {
 			nm, err := m.WithID(e.orig)
 			if err != nil {
 				c.log.Error("restoring a response id", "err", err)
-				return true
+				return 0, nil, false
 			}
 			m = nm
 		}
 		// An answer from the client travels down; one from the successor up.
-		return c.deliver(e.side, m)
+		return e.side, m, true
 	case proxy.KindRequest, proxy.KindNotification:
 		fam, isInit, isSucc := familyOf(m.Method)
 		switch {
 		case isInit:
 			if m.Kind != proxy.KindRequest {
-				return true
+				return 0, nil, false
 			}
 			c.famMu.Lock()
 			c.family = fam
 			c.famMu.Unlock()
 			c.in.set(m.ID, sideClient)
-			return c.deliver(sideClient, proxy.NewRequest(m.ID, "initialize", m.Params()))
+			return sideClient, proxy.NewRequestUnchecked(m.ID, "initialize", m.Params()), true
 		case isSucc:
 			inner, err := unwrap(m)
 			if err != nil {
@@ -139,12 +165,12 @@ func (c *ProxyConn) dispatch(m *proxy.Message) bool {
 				if m.Kind == proxy.KindRequest {
 					c.writeNow(proxy.NewErrorResponse(m.ID, proxy.CodeInvalidParams, err.Error(), nil))
 				}
-				return true
+				return 0, nil, false
 			}
 			if inner.Kind == proxy.KindRequest {
 				c.in.set(m.ID, sideAgent)
 			}
-			return c.deliver(sideAgent, inner)
+			return sideAgent, inner, true
 		case m.Method == proxy.MethodCancelRequest:
 			// Hop-scoped: route to the side the cancelled request came from.
 			s := sideClient
@@ -155,15 +181,15 @@ func (c *ProxyConn) dispatch(m *proxy.Message) bool {
 					}
 				}
 			}
-			return c.deliver(s, m)
+			return s, m, true
 		default:
 			if m.Kind == proxy.KindRequest {
 				c.in.set(m.ID, sideClient)
 			}
-			return c.deliver(sideClient, m)
+			return sideClient, m, true
 		}
 	}
-	return true
+	return 0, nil, false
 }
 
 // writeNow writes m and flushes: for answers the reader sends itself.
@@ -229,42 +255,43 @@ type pcEnd struct {
 }
 
 // OnIdle implements proxy.IdleNotifier: f runs before Read waits for the
-// next message.
-func (e *pcEnd) OnIdle(f func()) { e.idle = f }
+// next message (for the successor end, before it reads the connection).
+func (e *pcEnd) OnIdle(f func()) {
+	if e.s == sideAgent {
+		e.c.s.OnIdle(f)
+		return
+	}
+	e.idle = f
+}
 
 // Flush implements proxy.Flusher.
 func (e *pcEnd) Flush() error { return e.c.s.Flush() }
 
 func (e *pcEnd) Read() (*proxy.Message, error) {
+	if e.s == sideAgent {
+		return e.c.readSuccessor()
+	}
 	var m *proxy.Message
 	var ok bool
 	select {
-	case m, ok = <-e.c.ch[e.s]:
+	case m, ok = <-e.c.toClient:
 	default:
 		if e.idle != nil {
 			e.idle()
 		}
-		m, ok = <-e.c.ch[e.s]
-	}
-	if !ok {
-		<-e.c.done
-		err := e.c.readErr
-		if err == nil || errors.Is(err, io.EOF) {
-			if e.s == sideAgent {
-				// The client end reports the end of the connection; the
-				// successor end waits until that end has traveled the
-				// chain down to it (CloseWrite) or the chain closes it, so
-				// a disconnect is never mistaken for the agent dying, and
-				// the chain ends as soon as everything is delivered.
-				select {
-				case <-e.c.closed:
-				case <-e.c.succDone:
-				}
-				return nil, errors.New("the conductor closed the connection")
-			}
+		select {
+		case m, ok = <-e.c.toClient:
+		case <-e.c.closed:
 			return nil, io.EOF
 		}
-		return nil, err
+	}
+	if !ok {
+		// The successor end's reader closed the channel at the end of
+		// the connection's input, after setting readErr.
+		if err := e.c.readErr; err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return nil, io.EOF
 	}
 	return m, nil
 }

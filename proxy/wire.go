@@ -535,6 +535,75 @@ func NewErrorResponse(id json.RawMessage, code int, message string, data any) *M
 	return mustBuild(id, "", nil, nil, b, true)
 }
 
+// NewRequestUnchecked is NewRequest without the validating scan of the
+// built message: id and params must each be one valid JSON value taken
+// from a parsed message (Message.ID, Message.Params, Fields, GetPath),
+// which was validated when it was parsed. Re-wrapping a message (proxy
+// envelopes) then costs a copy, not a second scan.
+func NewRequestUnchecked(id json.RawMessage, method string, params json.RawMessage) *Message {
+	return assemble(id, method, params, nil, nil, true)
+}
+
+// NewNotificationUnchecked is NewNotification without the validating scan;
+// params must be valid JSON as for NewRequestUnchecked.
+func NewNotificationUnchecked(method string, params json.RawMessage) *Message {
+	return assemble(nil, method, params, nil, nil, false)
+}
+
+// assemble builds a message and records where its parts are, as Parse
+// would, without scanning.
+func assemble(id json.RawMessage, method string, params, result, errv json.RawMessage, withID bool) *Message {
+	m := &Message{}
+	b := make([]byte, 0, 64+len(method)+len(id)+len(params)+len(result)+len(errv))
+	b = append(b, `{"jsonrpc":"2.0"`...)
+	var idS, idE int
+	if withID {
+		b = append(b, `,"id":`...)
+		idS = len(b)
+		b = append(b, id...)
+		idE = len(b)
+	}
+	if method != "" {
+		b = append(b, `,"method":`...)
+		b = appendJSONString(b, method)
+		m.Method = method
+	}
+	part := func(key string, v json.RawMessage) span {
+		if v == nil {
+			return span{}
+		}
+		b = append(b, key...)
+		s := len(b)
+		b = append(b, v...)
+		return span{s, len(b)}
+	}
+	m.params = part(`,"params":`, params)
+	m.result = part(`,"result":`, result)
+	m.errv = part(`,"error":`, errv)
+	b = append(b, '}')
+	m.Raw = b
+	if withID {
+		m.ID = b[idS:idE:idE]
+	}
+	switch {
+	case withID && method != "":
+		m.Kind = KindRequest
+	case method != "":
+		m.Kind = KindNotification
+	default:
+		m.Kind = KindResponse
+	}
+	return m
+}
+
+func appendJSONString(b []byte, s string) []byte {
+	if isASCIIPlain(s) {
+		return strconv.AppendQuote(b, s)
+	}
+	q, _ := json.Marshal(s)
+	return append(b, q...)
+}
+
 func mustBuild(id json.RawMessage, method string, params, result, errv json.RawMessage, withID bool) *Message {
 	b := make([]byte, 0, 64+len(params)+len(result)+len(errv))
 	b = append(b, `{"jsonrpc":"2.0"`...)
