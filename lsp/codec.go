@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
@@ -47,4 +48,11 @@ func isEmptyResult(raw json.RawMessage) bool {
 		return true
 	}
 	return false
+}
+
+// isArray reports whether raw is a JSON array (what diagnostics lists must
+// be before they are stored or joined).
+func isArray(raw json.RawMessage) bool {
+	b := bytes.TrimSpace(raw)
+	return len(b) >= 2 && b[0] == '[' && b[len(b)-1] == ']' && json.Valid(b)
 }

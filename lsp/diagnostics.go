@@ -178,6 +178,10 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	if len(diags) == 0 || string(diags) == "null" {
 		diags = json.RawMessage("[]")
 	}
+	if !isArray(diags) {
+		p.log.Warn("bad publishDiagnostics: diagnostics is not an array", "server", p.srv.cfg.Name, "uri", m.URI)
+		return
+	}
 	if p.enc != position.UTF16 {
 		c := newConverter(p.enc, position.UTF16, p.openText)
 		if out, err := c.convert(diags, m.URI); err == nil {
@@ -287,6 +291,10 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 		}
 		if len(items) == 0 || string(items) == "null" {
 			items = json.RawMessage("[]")
+		}
+		if !isArray(items) {
+			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("%s answered textDocument/diagnostic with items that are not an array", s.cfg.Name)
+			return fd
 		}
 		p.mu.Lock()
 		if doc := p.docs[d.path]; doc != nil {

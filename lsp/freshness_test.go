@@ -119,3 +119,53 @@ func bareProc() (*server, *proc) {
 	p.diags.init()
 	return s, p
 }
+
+// FuzzServerMessages feeds arbitrary params to the handlers of what a
+// server sends on its own (notifications and server→client requests other
+// than workspace/applyEdit, which writes files): nothing panics, a bad
+// request gets a JSON-RPC error rather than a crash, and whatever was
+// stored stays readable (diagnostics decode, progress titles list).
+func FuzzServerMessages(f *testing.F) {
+	methods := []string{"textDocument/publishDiagnostics", "$/progress", "window/logMessage", "workspace/configuration",
+		"client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create", "workspace/diagnostic/refresh", "acme/unknown"}
+	f.Add(uint8(0), []byte(`{"uri":"file:///w/a.fk","version":3,"diagnostics":[{"range":{"start":{"line":0,"character":1},"end":{"line":0,"character":2}},"message":"m"}]}`))
+	f.Add(uint8(1), []byte(`{"token":"t","value":{"kind":"begin","title":"x"}}`))
+	f.Add(uint8(1), []byte(`{"token":1,"value":{"kind":"end"}}`))
+	f.Add(uint8(3), []byte(`{"items":[{"section":"a"},{}]}`))
+	f.Add(uint8(4), []byte(`{"registrations":[{"id":"1","method":"textDocument/diagnostic","registerOptions":{"identifier":"x"}}]}`))
+	f.Add(uint8(5), []byte(`{"unregisterations":[{"id":"1","method":"x"}]}`))
+	f.Add(uint8(0), []byte(`{"uri":"file:///w/a.fk","diagnostics":null}`))
+	f.Add(uint8(0), []byte(`{"uri":"file:///w/a.fk","diagnostics":5}`)) // was stored, then sliced as an array
+	f.Fuzz(func(t *testing.T, which uint8, params []byte) {
+		_, p := bareProc()
+		p.srv.cfg.Settings = map[string]json.RawMessage{"a": json.RawMessage(`{"b":1}`)}
+		method := methods[int(which)%len(methods)]
+		switch method {
+		case "textDocument/publishDiagnostics", "$/progress", "window/logMessage":
+			p.notification(method, params)
+		default:
+			res, rerr := p.serverRequest(method, params)
+			if rerr == nil {
+				if _, err := encode(res); err != nil {
+					t.Fatalf("%s: answer does not encode: %v", method, err)
+				}
+			} else if rerr.Code == 0 || rerr.Message == "" {
+				t.Fatalf("%s: error without code or message: %+v", method, rerr)
+			}
+		}
+		p.diags.mu.Lock()
+		entries := make([]diagEntry, 0, len(p.diags.m))
+		for _, e := range p.diags.m {
+			entries = append(entries, e)
+		}
+		p.diags.mu.Unlock()
+		for _, e := range entries {
+			if !isArray(e.diags) {
+				t.Fatalf("stored diagnostics are not a JSON array: %s", e.diags)
+			}
+		}
+		p.busy()
+		p.pullSupported()
+		p.workspacePullIDs()
+	})
+}

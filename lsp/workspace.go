@@ -237,9 +237,12 @@ func (s *server) workspacePull(ctx context.Context, p *proc, id string) ([]wsIte
 				items = conv
 			}
 		}
-		if isEmptyResult(items) {
+		switch {
+		case isEmptyResult(items):
 			items = json.RawMessage("[]")
-		} else {
+		case !isArray(items):
+			return nil, fmt.Errorf("workspace/diagnostic: items of %s are not an array", it.URI)
+		default:
 			items = append(json.RawMessage(nil), items...)
 		}
 		next[it.URI] = pullState{resultID: it.ResultID, items: items}
