@@ -69,6 +69,14 @@ func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (jso
 	if lspNotifications[p.Method] {
 		return a.localNotification(ctx, p)
 	}
+	if p.Method == "workspace/willRenameFiles" {
+		if oldPath, newPath, ok := singleRename(p.Params); ok {
+			// Through the Manager: a server that does not take part in
+			// file renames answers null (no edits), not -32601, so the
+			// move is not refused for it.
+			return a.mgr.WillRenameFile(ctx, oldPath, newPath)
+		}
+	}
 	if p.URI != "" {
 		path, err := pathOf(p.URI)
 		if err != nil {
@@ -111,6 +119,23 @@ func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (jso
 		return json.RawMessage("[]"), nil
 	}
 	return json.Marshal(merged)
+}
+
+// singleRename reads the paths of willRenameFiles params naming exactly
+// one file.
+func singleRename(params json.RawMessage) (oldPath, newPath string, ok bool) {
+	var p struct {
+		Files []struct {
+			OldURI string `json:"oldUri"`
+			NewURI string `json:"newUri"`
+		} `json:"files"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Files) != 1 {
+		return "", "", false
+	}
+	o, err1 := edit.PathFromURI(p.Files[0].OldURI)
+	n, err2 := edit.PathFromURI(p.Files[0].NewURI)
+	return o, n, err1 == nil && err2 == nil
 }
 
 // localNotification passes an LSP notification named in `_lsp/request` to

@@ -106,6 +106,8 @@ func TestLocalMethods(t *testing.T) {
 		{"not a file uri", "_lsp/hover", `{"uri":"https://example.com/x.go","line":1,"character":1}`, rpcErr(proxy.CodeInvalidParams, "only file://")},
 		{"unknown extension method", "_lsp/frobnicate", `{}`, rpcErr(proxy.CodeMethodNotFound, "_lsp/frobnicate")},
 		{"unknown server", "_lsp/restart", `{"server":"nosuch"}`, rpcErr(proxy.CodeInvalidParams, "nosuch")},
+		{"willRenameFiles through the Manager", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"workspace/willRenameFiles","params":{"files":[{"oldUri":%q,"newUri":%q}]}}`,
+			uri, uri, edit.URIFromPath(filepath.Join(root, "main2.go"))), result()},
 		{"LSP notification passed to local servers", "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"workspace/didRenameFiles","params":{"files":[{"oldUri":%q,"newUri":%q}]}}`,
 			uri, edit.URIFromPath(filepath.Join(root, "gone.go")), edit.URIFromPath(filepath.Join(root, "new.go"))), result("null")},
 		{"didChangeWatchedFiles", "_lsp/request", fmt.Sprintf(`{"method":"workspace/didChangeWatchedFiles","params":{"changes":[{"uri":%q,"type":2}]}}`, uri), result("null")},

@@ -69,6 +69,9 @@ func TestRealServersWithoutEditor(t *testing.T) {
 				{map[string]any{"action": "definition", "file": tt.file, "line": tt.callLine, "symbol": "total"}, []string{fmt.Sprintf("%s:%d:%d", tt.file, tt.defLine, tt.defCol)}},
 				{map[string]any{"action": "references", "file": tt.file, "line": tt.defLine, "symbol": "total"}, []string{fmt.Sprintf("%s:%d:", tt.file, tt.callLine), fmt.Sprintf("%s:%d:", tt.file, tt.errLine)}},
 				{map[string]any{"action": "hover", "file": tt.file, "line": tt.defLine, "symbol": "total"}, []string{"total"}},
+				// A preview of moving the file: servers that take no part
+				// in file renames must not block it.
+				{map[string]any{"action": "rename_file", "file": tt.file, "new_name": "moved" + filepath.Ext(tt.file)}, []string{"moved" + filepath.Ext(tt.file)}},
 			} {
 				text, isErr := callTool(t, cs, c.args)
 				for _, w := range c.want {
