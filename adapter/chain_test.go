@@ -345,10 +345,23 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}, []string{"main.go:8:14", "main.go:8:25"}},
 		{map[string]any{"action": "symbols", "file": "main.go"}, []string{"function add", "function main"}},
 		{map[string]any{"action": "status"}, []string{"gopls"}},
+		{map[string]any{"action": "capabilities", "file": "main.go"}, []string{"gopls"}},
+		{map[string]any{"action": "call_hierarchy", "file": "main.go", "line": 5, "symbol": "add"}, []string{"callers: 1", "main.go:7:6 function main"}},
+		{map[string]any{"action": "call_hierarchy", "file": "main.go", "line": 7, "symbol": "main", "direction": "outgoing"}, []string{"add"}},
+		{map[string]any{"action": "symbols", "query": "add"}, []string{"main.go:5:6"}},
+		{map[string]any{"action": "hover", "symbol": "add"}, []string{"func add(a int, b int) int"}},
+		{map[string]any{"action": "format", "file": "main.go"}, nil},
+		{map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum"}, []string{"+func sum(a, b int) int"}},
+		{map[string]any{"action": "restart", "server": "gopls"}, []string{"restarted gopls"}},
+		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}, []string{"main.go:8:14"}},
 	} {
 		text, isErr := callTool(t, cs, c.args)
+		if isErr {
+			t.Errorf("%v: %s", c.args, text)
+			continue
+		}
 		for _, w := range c.want {
-			if isErr || !strings.Contains(text, w) {
+			if !strings.Contains(text, w) {
 				t.Errorf("%v: want %q in:\n%s", c.args, w, text)
 				break
 			}
