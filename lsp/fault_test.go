@@ -146,6 +146,16 @@ func (e *faultEnv) messages() []fakelsp.Message {
 	return msgs
 }
 
+// prewarm starts the server with the test's own (generous) context, so
+// that tests with short request timeouts measure the request, not the
+// start of the process on a loaded machine.
+func (e *faultEnv) prewarm() {
+	e.t.Helper()
+	if err := e.m.Prewarm(e.t.Context(), e.file); err != nil {
+		e.t.Fatalf("prewarm: %v", err)
+	}
+}
+
 // hover asks for the hover of Foo (line 1, character 6).
 func (e *faultEnv) hover() (json.RawMessage, error) {
 	return e.m.Hover(e.t.Context(), e.file, Position{Line: 1, Character: 6})
@@ -185,6 +195,7 @@ func TestFaultNeverAnswers(t *testing.T) {
 	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{NeverAnswer: true, Times: 1}), func(o *Options) {
 		o.Timeouts.Request = Duration(time.Second)
 	})
+	e.prewarm()
 	if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("hover: %v, want ErrTimeout", err)
 	}
@@ -309,6 +320,7 @@ func TestFaultWedgedByTimeouts(t *testing.T) {
 		o.Timeouts.Request = Duration(500 * time.Millisecond)
 		o.WedgeAfter = 2
 	})
+	e.prewarm()
 	for range 2 {
 		if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("hover: %v, want ErrTimeout", err)
@@ -335,6 +347,7 @@ func TestFaultIndexing(t *testing.T) {
 				Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, func(o *Options) {
 				o.Timeouts.Request = Duration(500 * time.Millisecond)
 			})
+			e.prewarm()
 			_, err := e.hover()
 			var ie *IndexingError
 			if !errors.As(err, &ie) || !slices.Contains(ie.Work, "Indexing") {
@@ -375,6 +388,7 @@ func TestFaultDiagnosticsVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newFaultEnv(t, tc.script, nil)
+			e.prewarm()
 			opts := DiagnosticsOptions{Timeout: 2 * time.Second}
 			if tc.verdict == Timeout || tc.verdict == Stale {
 				opts.Timeout = 500 * time.Millisecond

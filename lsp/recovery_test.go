@@ -121,6 +121,7 @@ func TestFaultStopsReading(t *testing.T) {
 			o.Timeouts.Request = Duration(500 * time.Millisecond)
 			o.WedgeAfter = 2
 		})
+		e.prewarm()
 		for range 2 {
 			if _, err := e.hover(); !errors.Is(err, ErrTimeout) {
 				t.Fatalf("hover: %v, want ErrTimeout", err)
@@ -138,6 +139,7 @@ func TestFaultStopsReading(t *testing.T) {
 			o.Timeouts.Request = Duration(time.Minute) // the restarted server reads 2 MB
 			o.Timeouts.Write = Duration(500 * time.Millisecond)
 		})
+		e.prewarm()
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		if _, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrTimeout) {
