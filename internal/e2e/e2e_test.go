@@ -14,8 +14,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -568,6 +570,90 @@ func TestEditorGoneEndsEverything(t *testing.T) {
 			case <-p.Done():
 			case <-time.After(5 * time.Second):
 				t.Fatalf("acp-lsp still running 5s after the editor left\n%s", p.Stderr())
+			}
+			env.RequireNoLeftovers(t)
+		})
+	}
+}
+
+// lspEditor is an ACP editor that offers `_lsp/hover` in initialize and
+// answers it itself; everything else is opencodetest.Client's.
+type lspEditor struct {
+	*opencodetest.Client
+	mu    sync.Mutex
+	asked []string
+}
+
+const editorHover = "EDITOR HOVER: Add, as the editor's own language server sees it"
+
+// HandleExtensionMethod answers `_lsp/hover` (either spelling) with the
+// editor's hover and records every extension request.
+func (e *lspEditor) HandleExtensionMethod(_ context.Context, method string, params json.RawMessage) (any, error) {
+	e.mu.Lock()
+	e.asked = append(e.asked, method)
+	e.mu.Unlock()
+	if method != "_lsp/hover" && method != "lsp/hover" {
+		return nil, acp.NewMethodNotFound(method)
+	}
+	return map[string]any{"contents": editorHover}, nil
+}
+
+func (e *lspEditor) requests() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.asked)
+}
+
+// TestEditorLanguageServer: an editor offering `_lsp/hover` answers the
+// agent's hover through the chain; with editor.use_lsp=false (a flag) gopls
+// answers and the editor is not asked.
+func TestEditorLanguageServer(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		flags      []string
+		want       string
+		editorAsks bool
+	}{
+		{name: "editor answers", want: editorHover, editorAsks: true},
+		{name: "editor.use_lsp=false", flags: []string{"-set", "editor.use_lsp=false"}, want: "func Add(a int, b int) int"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			env := opencodetest.NewEnv(t)
+			writeUserConfig(t, env)
+			dir := workspace(t)
+			argv := append(append([]string{bin.acplsp}, tt.flags...), "--", bin.acplsp, "agent")
+			p := opencodetest.Start(t, env, dir, argv...)
+			editor := &lspEditor{Client: opencodetest.NewClient()}
+			conn := p.Connect(editor)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			caps := acp.ClientCapabilities{Meta: map[string]any{"lsp": map[string]any{"methods": []string{"_lsp/hover"}}}}
+			if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: caps}); err != nil {
+				t.Fatalf("initialize: %v\n%s", err, p.Stderr())
+			}
+			sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+			if err != nil {
+				t.Fatalf("session/new: %v\n%s", err, p.Stderr())
+			}
+			hover := `lsp {"action":"hover","file":"calc.go","line":4,"symbol":"Add"}`
+			if _, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(hover)}}); err != nil {
+				t.Fatalf("prompt: %v\n%s", err, p.Stderr())
+			}
+			var text strings.Builder
+			for _, u := range editor.Updates() {
+				if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+					text.WriteString(c.Content.Text.Text)
+				}
+			}
+			if !strings.Contains(text.String(), tt.want) {
+				t.Errorf("hover answer does not contain %q:\n%s", tt.want, text.String())
+			}
+			asked := slices.Contains(editor.requests(), "_lsp/hover")
+			if asked != tt.editorAsks {
+				t.Errorf("editor asked for _lsp/hover: %v, want %v (extension requests: %v)", asked, tt.editorAsks, editor.requests())
+			}
+			if err := p.Stop(); err != nil {
+				t.Error(err)
 			}
 			env.RequireNoLeftovers(t)
 		})
