@@ -30,7 +30,12 @@ var soakFor = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (CI:
 
 func TestMain(m *testing.M) {
 	opencodetest.MaybeServeMCP()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if binary.dir != "" {
+			os.RemoveAll(binary.dir)
+		}
+		os.Exit(code)
+	}))
 }
 
 // workers run side by side, each in its own ACP sessions, with its own
