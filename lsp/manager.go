@@ -52,6 +52,11 @@ type Options struct {
 	// before the circuit opens. Defaults 5 and 3 minutes.
 	MaxRestarts   int
 	RestartWindow time.Duration
+	// RestartBackoff is the delay before restarting after one recent
+	// crash; it doubles per further crash in the window, up to
+	// RestartBackoffMax. Defaults 100ms and 10s.
+	RestartBackoff    time.Duration
+	RestartBackoffMax time.Duration
 	// WedgeAfter is the number of consecutive request timeouts after which
 	// a server is recycled. Default 3.
 	WedgeAfter int
@@ -105,6 +110,12 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	if opts.RestartWindow <= 0 {
 		opts.RestartWindow = 3 * time.Minute
+	}
+	if opts.RestartBackoff <= 0 {
+		opts.RestartBackoff = 100 * time.Millisecond
+	}
+	if opts.RestartBackoffMax <= 0 {
+		opts.RestartBackoffMax = max(10*time.Second, opts.RestartBackoff)
 	}
 	if opts.WedgeAfter <= 0 {
 		opts.WedgeAfter = 3

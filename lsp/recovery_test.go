@@ -222,21 +222,28 @@ func TestRestartDelay(t *testing.T) {
 		delay   time.Duration
 		recent  int
 		open    bool
+		base    time.Duration // zero: 100ms doubling up to 10s
 	}{
-		{"no crash", nil, 0, 0, false},
-		{"one just now", ago(0), 100 * time.Millisecond, 1, false},
-		{"one a while ago", ago(time.Second), 0, 1, false},
-		{"two", ago(time.Second, 50*time.Millisecond), 150 * time.Millisecond, 2, false},
-		{"backoff capped", ago(9, 8, 7, 6, 5, 4, 3, 2, 1, 0), 10 * time.Second, 10, false},
-		{"old ones forgotten", ago(2*time.Hour, time.Hour+time.Second, 0), 100 * time.Millisecond, 1, false},
-		{"circuit open", ago(3, 2, 1, 0), 0, 4, true},
+		{"no crash", nil, 0, 0, false, 0},
+		{"one just now", ago(0), 100 * time.Millisecond, 1, false, 0},
+		{"one a while ago", ago(time.Second), 0, 1, false, 0},
+		{"two", ago(time.Second, 50*time.Millisecond), 150 * time.Millisecond, 2, false, 0},
+		{"backoff capped", ago(9, 8, 7, 6, 5, 4, 3, 2, 1, 0), 10 * time.Second, 10, false, 0},
+		{"old ones forgotten", ago(2*time.Hour, time.Hour+time.Second, 0), 100 * time.Millisecond, 1, false, 0},
+		{"circuit open", ago(3, 2, 1, 0), 0, 4, true, 0},
+		{"configured base", ago(time.Second, 0), 2 * time.Second, 2, false, time.Second},
+		{"configured ceiling", ago(5, 4, 3, 2, 1, 0), 3 * time.Second, 6, false, time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			max := 10
 			if tc.open {
 				max = 3
 			}
-			delay, recent, open := restartDelay(tc.crashes, now, time.Hour, max)
+			base, ceiling := 100*time.Millisecond, 10*time.Second
+			if tc.base != 0 {
+				base, ceiling = tc.base, 3*time.Second
+			}
+			delay, recent, open := restartDelay(tc.crashes, now, time.Hour, max, base, ceiling)
 			if delay != tc.delay || len(recent) != tc.recent || open != tc.open {
 				t.Fatalf("restartDelay = %v, %d recent, open %v; want %v, %d, %v", delay, len(recent), open, tc.delay, tc.recent, tc.open)
 			}

@@ -183,7 +183,8 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 	}
 	now := s.mgr.now()
 	window := s.mgr.opts.RestartWindow
-	delay, recent, open := restartDelay(s.crashes, now, window, s.mgr.opts.MaxRestarts)
+	o := s.mgr.opts
+	delay, recent, open := restartDelay(s.crashes, now, window, o.MaxRestarts, o.RestartBackoff, o.RestartBackoffMax)
 	s.crashes = recent
 	if open {
 		s.state = StateBroken
@@ -286,9 +287,9 @@ func (s *server) reap(ctx context.Context, p *proc) error {
 // restartDelay applies the restart policy to a crash history: the crashes
 // still inside window, whether they are too many (more than maxRestarts:
 // the circuit is open), and otherwise how long to wait before the next
-// start: 100ms doubling per recent crash, at most 10s, counted from the
+// start: base doubling per recent crash, at most ceiling, counted from the
 // last crash.
-func restartDelay(crashes []time.Time, now time.Time, window time.Duration, maxRestarts int) (time.Duration, []time.Time, bool) {
+func restartDelay(crashes []time.Time, now time.Time, window time.Duration, maxRestarts int, base, ceiling time.Duration) (time.Duration, []time.Time, bool) {
 	var recent []time.Time
 	for _, t := range crashes {
 		if now.Sub(t) < window {
@@ -302,7 +303,7 @@ func restartDelay(crashes []time.Time, now time.Time, window time.Duration, maxR
 	if n == 0 {
 		return 0, recent, false
 	}
-	backoff := min(100*time.Millisecond<<min(n-1, 16), 10*time.Second)
+	backoff := min(base<<min(n-1, 16), ceiling)
 	return max(backoff-now.Sub(recent[n-1]), 0), recent, false
 }
 
