@@ -199,7 +199,7 @@ func (a *Adapter) initializeUp(hop *proxy.Hop, m *proxy.Message) *proxy.Message 
 // forwardMarker is set in the params of an editor notification the agent
 // should also see: the component consumes the notification and passes it
 // on only when it carries the marker.
-var forwardMarker = []string{"_meta", "acp-lsp/forwardToAgent"}
+var forwardMarker = []string{"_meta", lspext.ForwardToAgentMeta}
 
 // editorNotification passes an editor's publishDiagnostics or didSave to
 // the component; on didSave local servers are told. The message is marked

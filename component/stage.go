@@ -152,9 +152,12 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		}
 		hop.ToAgent(m)
 	case m.Kind == proxy.KindNotification && isCachedNotification(m.Method):
-		// Consumed: the adapter above decides what the agent sees of
-		// the editor's LSP notifications.
+		// Cached here; the adapter above decides what the agent sees of
+		// the editor's LSP notifications and marks those it may see.
 		st.c.HandleNotification(ctx, m.Method, m.Params())
+		if v, ok := proxy.GetPath(m.Params(), "_meta", lspext.ForwardToAgentMeta); ok && string(v) == "true" {
+			hop.ToAgent(m)
+		}
 	default:
 		hop.ToAgent(m)
 	}

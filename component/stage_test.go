@@ -159,6 +159,14 @@ func TestStageChain(t *testing.T) {
 	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "func sum(") {
 		t.Errorf("file not renamed:\n%s", b)
 	}
+	// An editor notification the adapter marked for the agent is cached
+	// and passed on; the unmarked push above never reached the agent (its
+	// next message is this one).
+	marked := fmt.Sprintf(`{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[],"_meta":{"acp-lsp/forwardToAgent":true}}}`, edit.URIFromPath(filepath.Join(root, "other.go")))
+	editor.send(t, marked)
+	if m = agent.recv(t); string(m["method"]) != `"_lsp/publishDiagnostics"` {
+		t.Errorf("agent got %s instead of the marked notification", m["method"])
+	}
 	// The applied edit touched main.go; its cached errors reach the next
 	// prompt once.
 	editor.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)

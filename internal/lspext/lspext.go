@@ -42,6 +42,13 @@ const (
 	FilesChanged     = "_lsp/filesChanged" // notification, agent side → upstream
 )
 
+// ForwardToAgentMeta is the `_meta` key the adapter sets to true on an
+// editor's LSP notification the agent should see as well: the component
+// below caches every such notification and passes on only marked ones, so
+// an agent that never advertised the extension is not sent methods it does
+// not know.
+const ForwardToAgentMeta = "acp-lsp/forwardToAgent"
+
 // Canonical returns the underscore spelling of an `_lsp/x` or `lsp/x` method
 // name and whether the name belongs to the extension at all.
 func Canonical(method string) (string, bool) {
