@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,16 +50,20 @@ type Options struct {
 	// bound or the server's idle teardown closes them.
 	DocumentIdle time.Duration
 	// MaxRestarts is how many crashes within RestartWindow are restarted
-	// before the circuit opens. Defaults 5 and 3 minutes.
+	// before the circuit opens. Defaults 5 and 3 minutes; a negative
+	// MaxRestarts never restarts a crashed server (until the window has
+	// passed since its crash).
 	MaxRestarts   int
 	RestartWindow time.Duration
 	// RestartBackoff is the delay before restarting after one recent
 	// crash; it doubles per further crash in the window, up to
-	// RestartBackoffMax. Defaults 100ms and 10s.
+	// RestartBackoffMax. Defaults 100ms and 10s; a negative
+	// RestartBackoff restarts at once.
 	RestartBackoff    time.Duration
 	RestartBackoffMax time.Duration
 	// WedgeAfter is the number of consecutive request timeouts after which
-	// a server is recycled. Default 3.
+	// a server is recycled. Default 3; negative never recycles for
+	// timeouts (a server not reading its input still is).
 	WedgeAfter int
 	// DiagnosticsSettle is the quiet time after a publish that makes
 	// diagnostics fresh for servers that do not echo versions. Default
@@ -105,20 +110,29 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.DocumentIdle == 0 {
 		opts.DocumentIdle = 10 * time.Minute
 	}
-	if opts.MaxRestarts <= 0 {
+	switch {
+	case opts.MaxRestarts == 0:
 		opts.MaxRestarts = 5
+	case opts.MaxRestarts < 0:
+		opts.MaxRestarts = 0 // the first crash opens the circuit
 	}
 	if opts.RestartWindow <= 0 {
 		opts.RestartWindow = 3 * time.Minute
 	}
-	if opts.RestartBackoff <= 0 {
+	switch {
+	case opts.RestartBackoff == 0:
 		opts.RestartBackoff = 100 * time.Millisecond
+	case opts.RestartBackoff < 0:
+		opts.RestartBackoff = 0
 	}
 	if opts.RestartBackoffMax <= 0 {
 		opts.RestartBackoffMax = max(10*time.Second, opts.RestartBackoff)
 	}
-	if opts.WedgeAfter <= 0 {
+	switch {
+	case opts.WedgeAfter == 0:
 		opts.WedgeAfter = 3
+	case opts.WedgeAfter < 0:
+		opts.WedgeAfter = math.MaxInt
 	}
 	if opts.DiagnosticsSettle <= 0 {
 		opts.DiagnosticsSettle = 300 * time.Millisecond

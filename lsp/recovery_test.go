@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,6 +270,46 @@ func TestFaultIndexingPull(t *testing.T) {
 			e.close()
 			if n := len(fakelsp.Requests(e.messages(), "textDocument/diagnostic")); n != 2 {
 				t.Fatalf("%d pulls, want 2 (empty while indexing, then the real one)", n)
+			}
+		})
+	}
+}
+
+// TestRestartOptions: zero takes the default, a negative value switches
+// the mechanism off (what the configuration's 0 means).
+func TestRestartOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		in                     Options
+		maxRestarts, wedge     int
+		backoff, backoffCeil   time.Duration
+		openAfterOneCrash      bool
+		recycleAfterManyFaults bool
+	}{
+		{"defaults", Options{}, 5, 3, 100 * time.Millisecond, 10 * time.Second, false, true},
+		{"off", Options{MaxRestarts: -1, WedgeAfter: -1, RestartBackoff: -1}, 0, math.MaxInt, 0, 10 * time.Second, true, false},
+		{"set", Options{MaxRestarts: 2, WedgeAfter: 7, RestartBackoff: time.Second, RestartBackoffMax: 30 * time.Second}, 2, 7, time.Second, 30 * time.Second, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := NewManager(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close(t.Context())
+			o := m.opts
+			if o.MaxRestarts != tc.maxRestarts || o.WedgeAfter != tc.wedge || o.RestartBackoff != tc.backoff || o.RestartBackoffMax != tc.backoffCeil {
+				t.Fatalf("options %d %d %v %v", o.MaxRestarts, o.WedgeAfter, o.RestartBackoff, o.RestartBackoffMax)
+			}
+			now := time.Now()
+			_, _, open := restartDelay([]time.Time{now}, now, time.Minute, o.MaxRestarts, o.RestartBackoff, o.RestartBackoffMax)
+			if open != tc.openAfterOneCrash {
+				t.Fatalf("circuit open after one crash: %v", open)
+			}
+			if _, _, open := restartDelay(nil, now, time.Minute, o.MaxRestarts, o.RestartBackoff, o.RestartBackoffMax); open {
+				t.Fatal("circuit open without a crash")
+			}
+			if recycles := 1000 >= o.WedgeAfter; recycles != tc.recycleAfterManyFaults {
+				t.Fatalf("1000 timeouts recycle: %v", recycles)
 			}
 		})
 	}
