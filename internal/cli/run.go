@@ -39,10 +39,11 @@ func (f *chainFlags) set(fs *flag.FlagSet) {
 // and tracing set up, the effective configuration, and a func closing what
 // was opened.
 type chainSetup struct {
-	opts conductor.Options
-	cfg  config.Config
-	log  *slog.Logger
-	done func()
+	opts      conductor.Options
+	cfg       config.Config
+	log       *slog.Logger
+	workspace string
+	done      func()
 }
 
 // setup loads the configuration for the current folder (the workspace the
@@ -74,8 +75,9 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 		log.Warn(w)
 	}
 	s := &chainSetup{
-		cfg: cfg,
-		log: log,
+		cfg:       cfg,
+		log:       log,
+		workspace: wd,
 		opts: conductor.Options{
 			In:      detachedReader(stdio.In),
 			Out:     stdio.Out,
@@ -99,7 +101,7 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 // lspStages builds the LSP stack (adapter, then component) as chain stages;
 // the returned func closes it once the chain has stopped.
 func (s *chainSetup) lspStages() ([]conductor.Stage, func(), error) {
-	st, err := stack.Build(s.cfg, s.log, stack.Options{})
+	st, err := stack.Build(s.cfg, s.log, stack.Options{Workspace: s.workspace})
 	if err != nil {
 		return nil, nil, ExitCode(ExitFailure, err)
 	}

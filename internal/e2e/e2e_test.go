@@ -659,3 +659,33 @@ func TestEditorLanguageServer(t *testing.T) {
 		})
 	}
 }
+
+// TestForeignProjectFileIsReported: acp-lsp started in one folder, with a
+// session in another that has its own .acp-lsp.toml, says on stderr that
+// the file is not applied instead of ignoring it silently.
+func TestForeignProjectFileIsReported(t *testing.T) {
+	env := opencodetest.NewEnv(t)
+	writeUserConfig(t, env)
+	dir := workspace(t)
+	project := filepath.Join(dir, ".acp-lsp.toml")
+	if err := os.WriteFile(project, []byte("[tool]\npage_size = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := opencodetest.Start(t, env, env.Dir, bin.acplsp, "--", bin.acplsp, "agent")
+	conn := p.Connect(opencodetest.NewClient())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, p.Stderr())
+	}
+	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatalf("session/new: %v\n%s", err, p.Stderr())
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(p.Stderr(), "is not applied") || !strings.Contains(p.Stderr(), project) {
+		t.Errorf("stderr does not report %s as not applied:\n%s", project, p.Stderr())
+	}
+	env.RequireNoLeftovers(t)
+}

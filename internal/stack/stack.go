@@ -32,6 +32,11 @@ type Options struct {
 	// Roots are workspace roots known before any session (each session's
 	// cwd is added when it starts).
 	Roots []string
+	// Workspace is the folder whose project file (.acp-lsp.toml) the
+	// configuration was loaded for; a session in another folder that has
+	// its own project file gets a warning that it is not applied. Empty
+	// skips the check.
+	Workspace string
 }
 
 // Stack is the adapter and the component stage of one chain. Its parts are
@@ -42,12 +47,16 @@ type Stack struct {
 	Adapter *adapter.Adapter
 	// Stage serves the lsp tool to agent sessions.
 	Stage *component.Stage
+
+	// stage is Stage as placed in the chain: with the project-file check
+	// when Options.Workspace is set.
+	stage proxy.Component
 }
 
 // Components returns the stack's chain components, editor side first:
 // the adapter, then the component stage.
 func (s *Stack) Components() []proxy.Component {
-	return []proxy.Component{s.Adapter, s.Stage}
+	return []proxy.Component{s.Adapter, s.stage}
 }
 
 // Close ends the local language servers and the component's listeners. It
@@ -81,7 +90,11 @@ func Build(cfg config.Config, logger *slog.Logger, opts Options) (*Stack, error)
 		a.Close()
 		return nil, fmt.Errorf("build stack: %w", err)
 	}
-	return &Stack{Adapter: a, Stage: st}, nil
+	out := &Stack{Adapter: a, Stage: st, stage: st}
+	if opts.Workspace != "" {
+		out.stage = &projectCheck{Stage: st, workspace: opts.Workspace, log: logger, warned: map[string]bool{}}
+	}
+	return out, nil
 }
 
 // AdapterConfig maps cfg onto the adapter's configuration and the options
