@@ -123,8 +123,10 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 				Diagnostics: lsp.Duration(cfg.Diagnostics.WaitBudget),
 				Idle:        lsp.Duration(idle),
 			},
-			MaxRestarts:       cfg.Local.MaxRestarts,
-			WedgeAfter:        cfg.Local.WedgeTimeouts,
+			MaxRestarts:       zeroMeansOff(cfg.Local.MaxRestarts),
+			RestartBackoff:    durationZeroMeansOff(cfg.Local.RestartBackoff),
+			RestartBackoffMax: cfg.Local.RestartBackoffMax,
+			WedgeAfter:        zeroMeansOff(cfg.Local.WedgeTimeouts),
 			DiagnosticsSettle: settle(cfg.Diagnostics.SettleWindow),
 			Env:               cfg.BaseEnv(environ),
 			Logger:            logger.With("part", "lsp"),
@@ -134,6 +136,24 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 		NoEditor:       !cfg.Editor.UseLSP,
 		Logger:         logger.With("part", "adapter"),
 	}, nil
+}
+
+// zeroMeansOff translates the configuration's 0 ("never": no restarts, no
+// recycling) into lsp's negative, since lsp reads zero as its default.
+func zeroMeansOff(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
+// durationZeroMeansOff is zeroMeansOff for the restart backoff: a zero
+// backoff restarts at once.
+func durationZeroMeansOff(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // settle keeps a configured zero settle window meaning "no wait" as far as

@@ -39,6 +39,7 @@ func TestAdapterConfig(t *testing.T) {
 						Idle:        lsp.Duration(10 * time.Minute),
 					},
 					MaxRestarts: 5, WedgeAfter: 3, Settle: 250 * time.Millisecond,
+					Backoff: time.Second, BackoffMax: 30 * time.Second,
 					Env:           []string{"GOFLAGS=-mod=mod", "HOME=/h", "PATH=/bin:/usr/bin"},
 					EditorTimeout: 10 * time.Second,
 					Servers:       names(lsp.DefaultServers()),
@@ -67,6 +68,19 @@ func TestAdapterConfig(t *testing.T) {
 				}
 				if got.EditorTimeout != 2*time.Second || got.MaxRestarts != 2 || got.WedgeAfter != 9 {
 					t.Errorf("editor timeout %v, max restarts %d, wedge %d", got.EditorTimeout, got.MaxRestarts, got.WedgeAfter)
+				}
+			},
+		},
+		{
+			name: "zero restarts, backoff and wedge timeouts mean off",
+			edit: func(c *config.Config) {
+				c.Local.MaxRestarts, c.Local.RestartBackoff, c.Local.WedgeTimeouts = 0, 0, 0
+				c.Local.RestartBackoffMax = 2 * time.Second
+			},
+			check: func(t *testing.T, got lspView) {
+				if got.MaxRestarts >= 0 || got.Backoff >= 0 || got.WedgeAfter >= 0 || got.BackoffMax != 2*time.Second {
+					t.Errorf("max restarts %d, backoff %v, wedge %d, backoff max %v: want the first three negative (off) and 2s",
+						got.MaxRestarts, got.Backoff, got.WedgeAfter, got.BackoffMax)
 				}
 			},
 		},
@@ -140,7 +154,7 @@ func TestAdapterConfig(t *testing.T) {
 			}
 			v := lspView{
 				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter,
-				Settle: ac.LSP.DiagnosticsSettle, Env: ac.LSP.Env, EditorTimeout: ac.EditorTimeout,
+				Settle: ac.LSP.DiagnosticsSettle, Backoff: ac.LSP.RestartBackoff, BackoffMax: ac.LSP.RestartBackoffMax, Env: ac.LSP.Env, EditorTimeout: ac.EditorTimeout,
 				NoEditor: ac.NoEditor, Forward: ac.ForwardToAgent, Servers: names(ac.LSP.Servers),
 			}
 			for _, s := range ac.LSP.Servers {
@@ -155,14 +169,15 @@ func TestAdapterConfig(t *testing.T) {
 
 // lspView is the part of adapter.Config a test compares.
 type lspView struct {
-	Timeouts          lsp.Timeouts
-	MaxRestarts       int
-	WedgeAfter        int
-	Settle            time.Duration
-	Env               []string
-	EditorTimeout     time.Duration
-	NoEditor, Forward bool
-	Servers, Disabled []string
+	Timeouts            lsp.Timeouts
+	MaxRestarts         int
+	WedgeAfter          int
+	Settle              time.Duration
+	Backoff, BackoffMax time.Duration
+	Env                 []string
+	EditorTimeout       time.Duration
+	NoEditor, Forward   bool
+	Servers, Disabled   []string
 }
 
 func names(servers []lsp.ServerConfig) []string {
