@@ -132,3 +132,38 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadFrame compares the strict reader with jsonrpc2's own on the
+// same stream of diagnostics-sized messages (what a busy server sends).
+//
+//	go test -run XXX -bench ReadFrame ./lsp/
+func BenchmarkReadFrame(b *testing.B) {
+	var one bytes.Buffer
+	one.WriteString(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"file:///w/a.go","diagnostics":[`)
+	for i := range 200 {
+		if i > 0 {
+			one.WriteByte(',')
+		}
+		one.WriteString(`{"range":{"start":{"line":` + strconv.Itoa(i) + `,"character":4},"end":{"line":` + strconv.Itoa(i) + `,"character":9}},"severity":1,"message":"undefined: x"}`)
+	}
+	one.WriteString(`]}}`)
+	frame := []byte("Content-Length: " + strconv.Itoa(one.Len()) + "\r\n\r\n" + one.String())
+	stream := bytes.Repeat(frame, 64)
+	for _, tc := range []struct {
+		name  string
+		codec jsonrpc2.ObjectCodec
+	}{{"strict", frameCodec{}}, {"jsonrpc2", jsonrpc2.VSCodeObjectCodec{}}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			for b.Loop() {
+				r := bufio.NewReader(bytes.NewReader(stream))
+				for range 64 {
+					var req jsonrpc2.Request
+					if err := tc.codec.ReadObject(r, &req); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
