@@ -16,6 +16,15 @@ const (
 	codeServerCancelled = -32802
 )
 
+// IndexingData is the error data of an answer refused because the server
+// is still loading the project (docs/protocol.md, Conventions): askers
+// render it as "indexing, try again", never as an empty result.
+type IndexingData struct {
+	Indexing bool     `json:"indexing"`
+	Server   string   `json:"server"`
+	Work     []string `json:"work,omitempty"`
+}
+
 // paramsError is bad input from the asker: -32602.
 type paramsError struct{ err error }
 
@@ -49,6 +58,13 @@ func rpcError(ctx context.Context, method string, err error) *proxy.Error {
 			e.Data = re.Data
 		}
 		return e
+	}
+	var ie *lsp.IndexingError
+	if errors.As(err, &ie) {
+		// The data lets the asker (the component) say "indexing" rather
+		// than show an error or an empty result.
+		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work})
+		return &proxy.Error{Code: proxy.CodeInternalError, Message: method + ": " + err.Error(), Data: data}
 	}
 	var bad *paramsError
 	switch {
