@@ -153,11 +153,16 @@ env_allowlist = ["` + opencodetest.MarkVar + `"]
 
 func writeUserConfig(t *testing.T, env *opencodetest.Env) {
 	t.Helper()
+	writeUserConfigText(t, env, userConfig)
+}
+
+// writeUserConfigText writes text as the sandbox's acp-lsp user file.
+func writeUserConfigText(t *testing.T, env *opencodetest.Env, text string) {
+	t.Helper()
 	p := filepath.Join(env.Get("XDG_CONFIG_HOME"), "acp-lsp", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	text := userConfig
 	if d := os.Getenv("E2E_TRACE_DIR"); d != "" {
 		text = "[log]\ntrace_file = " + strconv.Quote(filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_")+".trace")) + "\n" + text
 	}
@@ -352,13 +357,15 @@ func TestOpencodeSession(t *testing.T) {
 // returns each call's answer as the agent reported it.
 func runScripted(t *testing.T, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
 	t.Helper()
-	return runScriptedIn(t, opencodetest.NewEnv(t), f, dir, steps, flags)
+	env := opencodetest.NewEnv(t)
+	writeUserConfig(t, env)
+	return runScriptedIn(t, env, f, dir, steps, flags)
 }
 
-// runScriptedIn is runScripted in a prepared environment.
+// runScriptedIn is runScripted in a prepared environment (its user file
+// written).
 func runScriptedIn(t *testing.T, env *opencodetest.Env, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
 	t.Helper()
-	writeUserConfig(t, env)
 	var prompt []string
 	for _, s := range steps {
 		prompt = append(prompt, "lsp "+s.args)
@@ -480,6 +487,7 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := workspace(t)
 			env := opencodetest.NewEnv(t)
+			writeUserConfig(t, env)
 			if tt.project {
 				if err := os.WriteFile(filepath.Join(dir, ".acp-lsp.toml"), []byte(project), 0o644); err != nil {
 					t.Fatal(err)
@@ -688,4 +696,21 @@ func TestForeignProjectFileIsReported(t *testing.T) {
 		t.Errorf("stderr does not report %s as not applied:\n%s", project, p.Stderr())
 	}
 	env.RequireNoLeftovers(t)
+}
+
+// TestServerTablesReachLSP: a [servers.gopls] table in the user file
+// replaces gopls's command; the missing program is named in the tool's
+// answer with the built-in install hint.
+func TestServerTablesReachLSP(t *testing.T) {
+	env := opencodetest.NewEnv(t)
+	writeUserConfigText(t, env, userConfig+`command = ["no-such-gopls-binary"]
+`)
+	dir := workspace(t)
+	steps := []step{
+		{"missing gopls", `{"action":"hover","file":"calc.go","line":4,"symbol":"Add"}`,
+			[]string{`"no-such-gopls-binary" not found`, "go install golang.org/x/tools/gopls"}},
+	}
+	answers, _, _ := runScriptedIn(t, env, fronts[0], dir, steps, "")
+	checkAnswers(t, steps, answers)
+	checkNoLeftovers(t, env)
 }
