@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/acp-lsp/acp-lsp/internal/cli"
 	"github.com/acp-lsp/acp-lsp/internal/demo"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 		signal.Ignore(syscall.SIGTERM)
 		select {}
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // binDir returns a folder holding acp-lsp (this test binary) and, when
