@@ -1,9 +1,3 @@
-// Package e2e runs acp-lsp end to end with real peers: the acpx client,
-// the built acp-lsp binary in each of its modes, a real agent (opencode
-// driven by a scripted fake model, or acp-lsp's own scripted agent), and a
-// real gopls over a small Go workspace. It checks what the agent's model
-// reads from the lsp tool, what the editor is asked, what lands on disk,
-// and that nothing is left running.
 package e2e
 
 import (
