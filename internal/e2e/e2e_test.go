@@ -515,7 +515,9 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 
 // TestEditorGoneEndsEverything: with gopls and the agent running, the
 // editor closing its pipe, or acp-lsp getting SIGTERM, ends acp-lsp, the
-// agent and the language server within 5 seconds, leaving nothing behind.
+// agent and the language server, leaving nothing behind. Healthy peers
+// end within a second or two; the bound is generous (15s) because this
+// checks that everything ends, not how fast a loaded machine is.
 func TestEditorGoneEndsEverything(t *testing.T) {
 	for _, how := range []string{"stdin closed", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
@@ -570,8 +572,8 @@ func TestEditorGoneEndsEverything(t *testing.T) {
 			// A bound, not a wait: the exit is awaited on the channel.
 			select {
 			case <-p.Done():
-			case <-time.After(5 * time.Second):
-				t.Fatalf("acp-lsp still running 5s after the editor left\n%s", p.Stderr())
+			case <-time.After(15 * time.Second):
+				t.Fatalf("acp-lsp still running 15s after the editor left\n%s", p.Stderr())
 			}
 			env.RequireNoLeftovers(t)
 		})
