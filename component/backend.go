@@ -14,9 +14,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // Backend is what the tool needs from below the adapter. Positions in
@@ -154,4 +156,120 @@ func decodeResult(method string, raw json.RawMessage, v any) error {
 		return fmt.Errorf("%s: malformed answer: %w", method, err)
 	}
 	return nil
+}
+
+// upstreamError marks a failure of the Backend (as opposed to a tool input
+// the component refused), so the tool can add what the servers are doing.
+type upstreamError struct{ err error }
+
+func (e *upstreamError) Error() string { return e.err.Error() }
+func (e *upstreamError) Unwrap() error { return e.err }
+
+func upstream(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &upstreamError{err}
+}
+
+// marking wraps a Backend so that its errors are upstreamErrors.
+type marking struct{ b Backend }
+
+func (m marking) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+	r, err := m.b.Request(ctx, uri, method, params)
+	return r, upstream(err)
+}
+
+func (m marking) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {
+	r, err := m.b.DiagnosticReport(ctx, uris, wait)
+	return r, upstream(err)
+}
+
+func (m marking) Servers(ctx context.Context, uri string) ([]lspext.ServerInfo, error) {
+	r, err := m.b.Servers(ctx, uri)
+	return r, upstream(err)
+}
+
+func (m marking) Status(ctx context.Context) ([]lspext.ServerInfo, error) {
+	r, err := m.b.Status(ctx)
+	return r, upstream(err)
+}
+
+func (m marking) Restart(ctx context.Context, server, uri string) error {
+	return upstream(m.b.Restart(ctx, server, uri))
+}
+
+func (m marking) FilesChanged(ctx context.Context, changes []lspext.FileChange) error {
+	return upstream(m.b.FilesChanged(ctx, changes))
+}
+
+// indexingData is the error data the adapter attaches when a server is
+// still loading the project (docs/protocol.md, Conventions).
+type indexingData struct {
+	Indexing bool     `json:"indexing"`
+	Server   string   `json:"server"`
+	Work     []string `json:"work"`
+}
+
+// indexingOf returns the indexing data carried by err, if any.
+func indexingOf(err error) (indexingData, bool) {
+	var pe *proxy.Error
+	var d indexingData
+	if errors.As(err, &pe) && len(pe.Data) > 0 && json.Unmarshal(pe.Data, &d) == nil && d.Indexing {
+		return d, true
+	}
+	return d, false
+}
+
+// statusWait bounds the status lookup that explains a failed call.
+const statusWait = 2 * time.Second
+
+// explain turns a failed tool call into the error the model reads. A
+// server still loading the project is said to be indexing (its answer
+// would not be a result); any other failure of the servers is followed by
+// the state of servers that are starting or indexing, so a timeout during
+// a start never reads like a plain error or an empty result.
+func (c *Component) explain(ctx context.Context, err error) error {
+	var ue *upstreamError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	if d, ok := indexingOf(err); ok {
+		work := ""
+		if len(d.Work) > 0 {
+			work = " (" + strings.Join(d.Work, ", ") + ")"
+		}
+		return fmt.Errorf("indexing: language server %s is still loading the project%s and has no answer yet. This is NOT an empty result: try again in a few seconds (action=status shows its state)", cmpOr(d.Server, "?"), work)
+	}
+	var pe *proxy.Error
+	if errors.As(err, &pe) {
+		// Upstream's message already names what failed; the JSON-RPC
+		// wrapping and the extension method's name mean nothing to a model.
+		msg := pe.Message
+		for {
+			rest, ok := strings.CutPrefix(msg, "_lsp/")
+			i := strings.Index(rest, ": ")
+			if !ok || i < 0 {
+				break
+			}
+			msg = rest[i+2:]
+		}
+		err = &upstreamError{errors.New(msg)}
+	}
+	sctx, cancel := context.WithTimeout(ctx, statusWait)
+	defer cancel()
+	infos, serr := c.backend.Status(sctx)
+	if serr != nil {
+		return err
+	}
+	var busy []string
+	for _, i := range infos {
+		if i.State == "starting" || i.State == "indexing" {
+			busy = append(busy, i.Name+" is "+i.State)
+		}
+	}
+	if len(busy) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nnote: %s: the failure above is not an empty result; try again in a few seconds", err, strings.Join(busy, ", "))
 }

@@ -181,7 +181,7 @@ func New(cfg Config, backend Backend) (*Component, error) {
 	}
 	return &Component{
 		cfg:      cfg,
-		backend:  backend,
+		backend:  marking{backend},
 		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
 		log:      cfg.Logger,
 		sessions: map[string]*Session{},

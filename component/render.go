@@ -675,6 +675,9 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		if v.Verdict == lspext.VerdictFresh {
 			fresh = true
 		}
+		if v.Verdict == lspext.VerdictIndexing {
+			l.Notes = append(l.Notes, v.Server+" is still loading the project: its diagnostics are missing or incomplete; check again in a few seconds")
+		}
 	}
 	if len(verdicts) == 0 {
 		verdicts = []string{"no language server answered for these files"}

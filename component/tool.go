@@ -66,7 +66,7 @@ func (c *Component) newServer(s *Session) *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "lsp", Description: toolDescription}, func(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, any, error) {
 		res, err := s.call(ctx, in)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, s.c.explain(ctx, err)
 		}
 		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
 		if res.data != nil {

@@ -1,0 +1,392 @@
+package component
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// chainWait bounds every wait for a chain message: real servers are slow
+// on a shared machine; these tests are about what arrives.
+const chainWait = 3 * time.Minute
+
+// wireMsg is one JSON-RPC message a scripted peer saw.
+type wireMsg struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	raw    string
+}
+
+// wirePeer is a scripted editor or agent: a reader goroutine hands every
+// line the chain writes to in (after onRequest had its say).
+type wirePeer struct {
+	name string
+	w    io.WriteCloser
+	in   chan wireMsg
+}
+
+func newWirePeer(name string, answer func(p *wirePeer, m wireMsg) bool) (*wirePeer, *proxy.Stream) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &wirePeer{name: name, w: inW, in: make(chan wireMsg, 1024)}
+	go func() {
+		defer close(p.in)
+		r := bufio.NewReader(outR)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var m wireMsg
+			if json.Unmarshal(line, &m) != nil {
+				continue
+			}
+			m.raw = string(line)
+			if answer != nil && answer(p, m) {
+				continue
+			}
+			p.in <- m
+		}
+	}()
+	return p, proxy.NewStream(inR, outW, proxy.StreamOptions{Name: name})
+}
+
+func (p *wirePeer) send(line string) { io.WriteString(p.w, line+"\n") }
+
+func (p *wirePeer) recv(t testing.TB) wireMsg {
+	t.Helper()
+	select {
+	case m, ok := <-p.in:
+		if !ok {
+			t.Fatalf("%s: closed", p.name)
+		}
+		return m
+	case <-time.After(chainWait):
+		t.Fatalf("%s: nothing arrived within %s", p.name, chainWait)
+	}
+	return wireMsg{}
+}
+
+// stackChain is editor ⇄ adapter ⇄ component ⇄ agent over pipes, with an
+// editor offering no LSP that answers session/request_permission with
+// allow (or reject when deny is set) and records what it was asked.
+type stackChain struct {
+	editor, agent *wirePeer
+	adapter       *adapter.Adapter
+	stage         *Stage
+	asked         chan string
+}
+
+func startStack(t *testing.T, acfg adapter.Config, ccfg Config, deny bool) *stackChain {
+	t.Helper()
+	a, err := adapter.New(acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ccfg.Executable == "" {
+		ccfg.Executable = "/bin/acp-lsp"
+	}
+	if ccfg.DiagnosticsWait == 0 {
+		ccfg.DiagnosticsWait = 90 * time.Second
+	}
+	st, err := NewStage(ccfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := &stackChain{adapter: a, stage: st, asked: make(chan string, 16)}
+	editor, cep := newWirePeer("editor", func(p *wirePeer, m wireMsg) bool {
+		if m.Method != "session/request_permission" {
+			return false
+		}
+		sc.asked <- string(m.Params)
+		opt := "allow"
+		if deny {
+			opt = "reject"
+		}
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, m.ID, opt))
+		return true
+	})
+	agent, aep := newWirePeer("agent", nil)
+	sc.editor, sc.agent = editor, agent
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, st}}).Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		editor.w.Close()
+		agent.w.Close()
+		<-done
+		cep.Close()
+		aep.Close()
+		if err := a.Close(); err != nil {
+			t.Errorf("adapter close: %v", err)
+		}
+		for range editor.in {
+		}
+		for range agent.in {
+		}
+	})
+	return sc
+}
+
+// open runs initialize (the agent advertising HTTP MCP) and session/new on
+// root, and returns the agent's MCP client on the injected entry.
+func (sc *stackChain) open(t *testing.T, root string) *mcp.ClientSession {
+	t.Helper()
+	sc.editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	sc.agent.recv(t)
+	sc.agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	sc.editor.recv(t)
+	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
+	m := sc.agent.recv(t)
+	var p struct {
+		MCPServers []struct {
+			URL     string `json:"url"`
+			Headers []struct{ Name, Value string }
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 || len(p.MCPServers[0].Headers) != 1 {
+		t.Fatalf("session/new reached the agent as %s", m.raw)
+	}
+	sc.agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
+	sc.editor.recv(t)
+	e := p.MCPServers[0]
+	hc := &headerClient{name: e.Headers[0].Name, value: e.Headers[0].Value}
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.URL, HTTPClient: hc.client()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callFull calls the tool and returns its text, whether it is an error and
+// its structuredContent.
+func callFull(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool, json.RawMessage) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), chainWait)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lsp", Arguments: args})
+	if err != nil {
+		t.Fatalf("call %v: %v", args, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	sc, _ := json.Marshal(res.StructuredContent)
+	return b.String(), res.IsError, sc
+}
+
+var _ http.RoundTripper = (*headerClient)(nil)
+
+// TestIndexingSaidThroughChain: a local server that is still loading the
+// project (fakelsp reporting work-done progress for an hour) makes the
+// tool say "indexing" for a position request, the diagnostics verdict
+// "indexing", and status "indexing", never an empty "no results"; a server
+// whose start does not finish within the request timeout makes a failure
+// that says the server is starting.
+func TestIndexingSaidThroughChain(t *testing.T) {
+	bin := fakelsp.Build(t)
+	for _, tt := range []struct {
+		name   string
+		script fakelsp.Script
+		want   map[string][]string // action → strings in the answer
+	}{
+		{"indexing", fakelsp.Script{Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, map[string][]string{
+			"hover":       {"indexing: language server fake is still loading the project", "NOT an empty result"},
+			"definition":  {"indexing: language server fake", "NOT an empty result"},
+			"diagnostics": {"fake: indexing", "fake is still loading the project", "NO server answered fresh"},
+			"status":      {"fake (local) indexing"},
+		}},
+		{"starting", fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}}, map[string][]string{
+			"hover":  {"start fake: language server did not answer in time", "fake is starting", "not an empty result"},
+			"status": {"fake (local) starting"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			script := filepath.Join(dir, "script.json")
+			if err := fakelsp.WriteScript(script, tt.script); err != nil {
+				t.Fatal(err)
+			}
+			root, _ := filepath.EvalSymlinks(t.TempDir())
+			file := filepath.Join(root, "a.fk")
+			os.WriteFile(file, []byte("func Foo() {}\n"), 0o644)
+			opts := lsp.Options{Servers: []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}}
+			opts.Timeouts.Request = lsp.Duration(time.Second)
+			opts.Timeouts.Initialize = lsp.Duration(time.Hour)
+			sc := startStack(t, adapter.Config{LSP: opts}, Config{DiagnosticsWait: time.Second}, false)
+			cs := sc.open(t, root)
+			if tt.name == "indexing" {
+				// The start is not under test: on a loaded machine it may
+				// outlast the short request timeout.
+				if err := sc.adapter.Manager().Prewarm(t.Context(), file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, action := range []string{"hover", "definition", "diagnostics", "status"} {
+				want, ok := tt.want[action]
+				if !ok {
+					continue
+				}
+				text, _, _ := callFull(t, cs, map[string]any{"action": action, "file": "a.fk", "line": 1, "symbol": "Foo"})
+				for _, w := range want {
+					if !strings.Contains(text, w) {
+						t.Errorf("%s: want %q in:\n%s", action, w, text)
+					}
+				}
+				if (action != "diagnostics" && strings.Contains(text, ": 0\n")) || strings.Contains(text, "no problems") || strings.Contains(text, "jsonrpc") {
+					t.Errorf("%s answered as if empty:\n%s", action, text)
+				}
+			}
+		})
+	}
+}
+
+// TestGoplsActionsThroughChain drives the actions TestLocalGoplsThroughChain
+// (package adapter) leaves out against a real gopls through
+// editor ⇄ adapter ⇄ component ⇄ agent: type definition, implementation,
+// signature help, type hierarchy both ways, document symbols with a kind
+// filter, workspace symbols with a kind filter, code actions, servers,
+// diagnostics of a glob and of the workspace with a severity filter,
+// structuredContent, and rename and rename_file applied on disk after the
+// editor allowed them.
+func TestGoplsActionsThroughChain(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	write("shapes/shapes.go", shapesGo)
+	write("main.go", shapesMain)
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	cs := sc.open(t, root)
+	for _, c := range []struct {
+		args map[string]any
+		want []string
+	}{
+		{map[string]any{"action": "diagnostics", "file": "**/*.go", "severity": "error"}, []string{"main.go:13:", "not enough arguments in call to shapes.Scale", "gopls: fresh"}},
+		{map[string]any{"action": "diagnostics", "file": "*"}, []string{"diagnostics for the workspace", "not enough arguments", "gopls: fresh"}},
+		{map[string]any{"action": "type_definition", "file": "main.go", "line": 9, "symbol": "sq"}, []string{"shapes/shapes.go:9:6", "type Square struct"}},
+		{map[string]any{"action": "implementation", "file": "shapes/shapes.go", "line": 4, "symbol": "Shape"}, []string{"shapes/shapes.go:9:6"}},
+		{map[string]any{"action": "signature_help", "file": "main.go", "line": 13, "column": 27}, []string{"Scale(s shapes.Square, f int) shapes.Square", "active parameter"}},
+		{map[string]any{"action": "type_hierarchy", "file": "shapes/shapes.go", "line": 9, "symbol": "Square"}, []string{"supertypes", "interface Shape"}},
+		{map[string]any{"action": "type_hierarchy", "file": "shapes/shapes.go", "line": 4, "symbol": "Shape", "direction": "subtypes"}, []string{"subtypes", "Square"}},
+		{map[string]any{"action": "symbols", "file": "shapes/shapes.go", "kind": "method"}, []string{"shapes/shapes.go:12:17 method", "Area"}},
+		{map[string]any{"action": "symbols", "query": "Scale", "kind": "function"}, []string{"shapes/shapes.go:14:6 function", "Scale"}},
+		{map[string]any{"action": "servers", "file": "main.go"}, []string{"gopls (local)"}},
+		{map[string]any{"action": "code_actions", "file": "main.go", "line": 9, "symbol": "sq"}, []string{"code actions at main.go:9:"}},
+		{map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "include_declaration": false}, []string{"references: 1", "main.go:13:"}},
+	} {
+		text, isErr, _ := callFull(t, cs, c.args)
+		if isErr {
+			t.Errorf("%v: %s", c.args, text)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%v: want %q in:\n%s", c.args, w, text)
+				break
+			}
+		}
+	}
+	// structuredContent carries the same results as the text.
+	_, _, data := callFull(t, cs, map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale"})
+	var l listing
+	if err := json.Unmarshal(data, &l); err != nil || l.Total != 2 || len(l.Items) != 2 || l.Items[0].File != "main.go" || l.Items[0].Line != 13 || l.Items[0].Context == "" {
+		t.Errorf("structuredContent %s (%v)", data, err)
+	}
+
+	// rename applied: the editor is asked, both files change.
+	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "new_name": "Grow", "apply": true})
+	if isErr || !strings.Contains(text, "applied") {
+		t.Fatalf("rename: %s", text)
+	}
+	if asked := <-sc.asked; !strings.Contains(asked, `"sessionId":"S1"`) || !strings.Contains(asked, "+func Grow(") {
+		t.Errorf("permission asked with %s", asked)
+	}
+	for _, f := range []string{"main.go", "shapes/shapes.go"} {
+		if b, _ := os.ReadFile(filepath.Join(root, f)); !strings.Contains(string(b), "Grow(") || strings.Contains(string(b), "Scale(") {
+			t.Errorf("%s after rename:\n%s", f, b)
+		}
+	}
+	// rename_file applied: the move happens and gopls sees the file at its
+	// new path (references still resolve there).
+	text, isErr, _ = callFull(t, cs, map[string]any{"action": "rename_file", "file": "shapes/shapes.go", "new_name": "shapes/geometry.go", "apply": true})
+	if isErr || !strings.Contains(text, "applied") {
+		t.Fatalf("rename_file: %s", text)
+	}
+	<-sc.asked
+	if _, err := os.Stat(filepath.Join(root, "shapes", "geometry.go")); err != nil {
+		t.Errorf("not moved: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "shapes", "shapes.go")); err == nil {
+		t.Error("old file still there")
+	}
+	text, _, _ = callFull(t, cs, map[string]any{"action": "references", "file": "shapes/geometry.go", "line": 14, "symbol": "Grow"})
+	if !strings.Contains(text, "main.go:13:") || !strings.Contains(text, "shapes/geometry.go:14:6") {
+		t.Errorf("references after the move:\n%s", text)
+	}
+}
+
+const shapesGo = `package shapes
+
+// Shape has an area.
+type Shape interface {
+	Area() int
+}
+
+// Square is a Shape.
+type Square struct{ Side int }
+
+// Area implements Shape.
+func (s Square) Area() int { return s.Side * s.Side }
+
+func Scale(s Square, f int) Square { return Square{s.Side * f} }
+`
+
+const shapesMain = `package main
+
+import (
+	"fmt"
+
+	"example.com/m/shapes"
+)
+
+var sq = shapes.Square{Side: 2}
+
+func main() {
+	fmt.Println(sq.Area())
+	fmt.Println(shapes.Scale(sq))
+}
+`
