@@ -137,6 +137,10 @@ type Result struct {
 // Results are the figures of every mode, in the order run.
 type Results struct {
 	Results []Result
+	// DecodePerMsg is what one full encoding/json decode (into any) of the
+	// streamed message costs in this process: the yardstick for
+	// Result.CPUPerMsg (issue 3 asks acp-lsp for at most a quarter of it).
+	DecodePerMsg time.Duration
 }
 
 // Get returns the result of mode m.
@@ -218,7 +222,26 @@ func Run(ctx context.Context, opts Options) (Results, error) {
 	for _, rs := range runs {
 		res.Results = append(res.Results, median(rs))
 	}
+	res.DecodePerMsg = decodeCost([]byte(opts.Update))
 	return res, nil
+}
+
+// decodeCost times encoding/json decodes of msg; the best of three rounds,
+// as the least disturbed by other work on the machine.
+func decodeCost(msg []byte) time.Duration {
+	const n = 20000
+	best := time.Duration(-1)
+	for range 3 {
+		t0 := time.Now()
+		for range n {
+			var v any
+			json.Unmarshal(msg, &v)
+		}
+		if d := time.Since(t0) / n; best < 0 || d < best {
+			best = d
+		}
+	}
+	return best
 }
 
 // median returns, figure by figure, the median of the runs of one mode.
@@ -582,6 +605,15 @@ func (r Results) Markdown() string {
 			mem = fmt.Sprintf("heap +%s → +%s", mib(x.MemAtTenth), mib(x.MemAtEnd))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %.0fk | %.1f | %s | %s | %s |\n", x.Mode, us(x.P50), us(x.P99), x.MsgsPerSec/1000, x.MBPerSec, ratio, cpu, mem)
+	}
+	if r.DecodePerMsg > 0 {
+		fmt.Fprintf(&b, "\nOne encoding/json decode of the message: %s", r.DecodePerMsg)
+		for _, x := range r.Results {
+			if x.CPUPerMsg > 0 {
+				fmt.Fprintf(&b, "; %s CPU/msg = %.2f× decode", x.Mode, float64(x.CPUPerMsg)/float64(r.DecodePerMsg))
+			}
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -61,6 +61,9 @@ func TestRunShort(t *testing.T) {
 			}
 		}
 	}
+	if res.DecodePerMsg <= 0 {
+		t.Errorf("decode cost not measured")
+	}
 	if _, _, thr, ok := res.Ratio(ModeWrapper); !ok || thr <= 0 {
 		t.Errorf("Ratio(wrapper): %v %v", thr, ok)
 	}
