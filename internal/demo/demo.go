@@ -233,6 +233,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	if len(failed) > 0 {
 		return rep, fmt.Errorf("%d of %d steps failed (%s; their answers are above)", len(failed), len(rep.Steps), strings.Join(failed, ", "))
 	}
+	fmt.Fprintln(out, "next: run 'acp-lsp doctor' in your project, then give your editor 'acp-lsp -- YOUR-AGENT' as its agent (docs/editors.md)")
 	return rep, nil
 }
 
