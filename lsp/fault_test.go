@@ -259,7 +259,12 @@ func TestFaultContentModified(t *testing.T) {
 // notifications before an answer lose nothing: the answer arrives, no work
 // is left "in progress", and diagnostics stay right.
 func TestFaultFloods(t *testing.T) {
-	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{FloodProgress: 5000, FloodDiagnostics: 5000}), nil)
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{FloodProgress: 5000, FloodDiagnostics: 5000}), func(o *Options) {
+		// 10,000 notifications under -race on a loaded machine: bound the
+		// request generously, it is the outcome that is checked.
+		o.Timeouts.Request = Duration(2 * time.Minute)
+	})
+	e.prewarm()
 	sub, stop := e.m.Subscribe(16) // a slow subscriber must not block the client
 	defer stop()
 	e.wantHover()
