@@ -111,7 +111,14 @@ func TestToolGolden(t *testing.T) {
 	fb.set("workspace/symbol", `[{"name":"add","kind":12,"location":`+loc(4, 5)+`},{"name":"Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/fmt/print.go","range":{"start":{"line":1,"character":0},"end":{"line":1,"character":1}}}},{"name":"log.Println","kind":12,"location":{"uri":"file:///usr/lib/go/src/log/log.go","range":{"start":{"line":9,"character":5},"end":{"line":9,"character":12}}}}]`)
 	fb.set("textDocument/prepareCallHierarchy", `[{"name":"add","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`)
 	fb.set("callHierarchy/incomingCalls", `[{"from":{"name":"main","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}},"selectionRange":{"start":{"line":6,"character":5},"end":{"line":6,"character":9}}},"fromRanges":[]}]`)
-	fb.set("textDocument/codeAction", `[{"title":"Inline call","kind":"refactor.inline"},{"title":"Extract function","kind":"refactor.extract","isPreferred":true}]`)
+	fb.set("textDocument/codeAction", `[{"title":"Inline call","kind":"refactor.inline"},{"title":"Extract function","kind":"refactor.extract","isPreferred":true},{"title":"Organize imports","kind":"source.organizeImports"}]`)
+	fb.set("textDocument/typeDefinition", "["+loc(4, 5)+"]")
+	fb.set("textDocument/implementation", "[]")
+	fb.set("textDocument/declaration", `{"targetUri":`+fmt.Sprintf("%q", uri)+`,"targetRange":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"targetSelectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}`)
+	fb.set("textDocument/signatureHelp", `{"signatures":[{"label":"add(a, b int) int","documentation":{"kind":"markdown","value":"adds"}}],"activeSignature":0,"activeParameter":1}`)
+	fb.set("textDocument/prepareTypeHierarchy", `[{"name":"T","kind":23,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`)
+	fb.set("typeHierarchy/supertypes", `[{"name":"Stringer","kind":11,"uri":"file:///usr/lib/go/src/fmt/print.go","range":{"start":{"line":62,"character":5},"end":{"line":62,"character":13}},"selectionRange":{"start":{"line":62,"character":5},"end":{"line":62,"character":13}}}]`)
+	fb.set("callHierarchy/outgoingCalls", `[{"to":{"name":"add","kind":12,"uri":`+fmt.Sprintf("%q", uri)+`,"range":{"start":{"line":4,"character":0},"end":{"line":4,"character":39}},"selectionRange":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}},"fromRanges":[]}]`)
 	fb.report = &lspext.DiagnosticReportResult{
 		Files:   []lspext.FileDiagnostics{{URI: uri, Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}},"severity":1,"source":"compiler","code":"WrongArgCount","message":"not enough arguments in call to add"},{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"severity":4,"message":"hint hidden"}]`)}},
 		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
@@ -134,6 +141,22 @@ func TestToolGolden(t *testing.T) {
 		{"call-hierarchy", map[string]any{"action": "call_hierarchy", "file": "main.go", "line": 5, "symbol": "add"}},
 		{"code-actions", map[string]any{"action": "code_actions", "file": "main.go", "line": 8, "kind": "refactor"}},
 		{"status", map[string]any{"action": "status"}},
+		{"servers", map[string]any{"action": "servers", "file": "main.go"}},
+		{"diagnostics-workspace-errors", map[string]any{"action": "diagnostics", "file": "*", "severity": "error"}},
+		{"diagnostics-bad-severity", map[string]any{"action": "diagnostics", "severity": "fatal"}},
+		{"type-definition", map[string]any{"action": "type_definition", "file": "main.go", "line": 8, "symbol": "add"}},
+		{"implementation-none", map[string]any{"action": "implementation", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"declaration-link", map[string]any{"action": "declaration", "file": "main.go", "line": 8, "symbol": "add#2"}},
+		{"signature-help", map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": 18}},
+		{"type-hierarchy", map[string]any{"action": "type_hierarchy", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"call-hierarchy-outgoing", map[string]any{"action": "call_hierarchy", "file": "main.go", "line": 7, "symbol": "main", "direction": "outgoing"}},
+		{"symbols-kind", map[string]any{"action": "symbols", "file": "main.go", "kind": "function", "offset": 1}},
+		{"symbols-kind-none", map[string]any{"action": "symbols", "file": "main.go", "kind": "struct"}},
+		{"code-actions-source", map[string]any{"action": "code_actions", "file": "main.go", "line": 3, "kind": "source"}},
+		{"bad-column", map[string]any{"action": "hover", "file": "main.go", "line": 5, "column": 80}},
+		{"bad-occurrence", map[string]any{"action": "hover", "file": "main.go", "line": 8, "symbol": "add#3"}},
+		{"line-without-symbol", map[string]any{"action": "hover", "file": "main.go", "line": 5}},
+		{"no-symbol-anywhere", map[string]any{"action": "definition", "symbol": "nowhere"}},
 		{"capabilities", map[string]any{"action": "capabilities"}},
 		{"bad-symbol", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "sub"}},
 		{"bad-line", map[string]any{"action": "hover", "file": "main.go", "line": 50, "column": 1}},

@@ -60,7 +60,10 @@ func (f *fakeBackend) Servers(ctx context.Context, uri string) ([]lspext.ServerI
 }
 
 func (f *fakeBackend) Status(ctx context.Context) ([]lspext.ServerInfo, error) {
-	return []lspext.ServerInfo{{Name: "gopls", Source: "local", State: "ready", Root: "/ws", PID: 42, RSS: 64 << 20}}, nil
+	return []lspext.ServerInfo{
+		{Name: "gopls", Source: "local", State: "indexing", Root: "/ws", PID: 42, RSS: 64 << 20},
+		{Name: "pyright", Source: "local", State: "not_installed", LastError: "language server pyright: program \"pyright-langserver\" not found on PATH; install it with: npm i -g pyright"},
+	}, nil
 }
 
 func (f *fakeBackend) Restart(ctx context.Context, server, uri string) error { return nil }

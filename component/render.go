@@ -428,6 +428,9 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	}
 	l := &listing{Title: title}
 	page(in, items, l)
+	if l.Total == 0 && in.Kind != "" {
+		l.Notes = append(l.Notes, fmt.Sprintf("nothing of kind %q; call again without kind to see every symbol", in.Kind))
+	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
 }
 
@@ -548,7 +551,11 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 		return "no language server handles this workspace (or file); see acp-lsp's configuration"
 	}
 	var b strings.Builder
+	var busy []string
 	for _, i := range infos {
+		if i.State == "starting" || i.State == "indexing" {
+			busy = append(busy, i.Name)
+		}
 		fmt.Fprintf(&b, "%s (%s)", i.Name, i.Source)
 		if i.State != "" {
 			b.WriteString(" " + i.State)
@@ -577,6 +584,9 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 				b.WriteString("  " + strings.Join(sortedKeys(caps), " ") + "\n")
 			}
 		}
+	}
+	if len(busy) > 0 {
+		fmt.Fprintf(&b, "note: %s still loading the project: answers may be missing until ready (an empty answer from them is not final)\n", strings.Join(busy, ", "))
 	}
 	return b.String()
 }
