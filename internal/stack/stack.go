@@ -6,10 +6,12 @@
 package stack
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
@@ -51,19 +53,52 @@ type Stack struct {
 	// stage is Stage as placed in the chain: with the project-file check
 	// when Options.Workspace is set.
 	stage proxy.Component
+	// closing tracks the shutdown of the language servers started when
+	// the chain stopped (see earlyClose).
+	closing sync.WaitGroup
 }
 
 // Components returns the stack's chain components, editor side first:
 // the adapter, then the component stage.
 func (s *Stack) Components() []proxy.Component {
-	return []proxy.Component{s.Adapter, s.stage}
+	return []proxy.Component{&earlyClose{Adapter: s.Adapter, s: s}, s.stage}
+}
+
+// earlyClose is the adapter as placed in the chain: when the chain stops,
+// it starts shutting the language servers down at once, so that their
+// shutdown runs while the conductor ends the agent rather than after it
+// (the editor leaving must end everything within a few seconds). Close
+// waits for it.
+type earlyClose struct {
+	*adapter.Adapter
+	s *Stack
+}
+
+var (
+	_ proxy.Component = (*earlyClose)(nil)
+	_ proxy.Runner    = (*earlyClose)(nil)
+)
+
+// Run implements proxy.Runner.
+func (e *earlyClose) Run(ctx context.Context, hop *proxy.Hop) error {
+	err := e.Adapter.Run(ctx, hop)
+	e.s.closing.Add(1)
+	go func() {
+		defer e.s.closing.Done()
+		if err := e.Adapter.Close(); err != nil {
+			hop.Logger().Warn("closing the language servers", "err", err)
+		}
+	}()
+	return err
 }
 
 // Close ends the local language servers and the component's listeners. It
 // is safe to call after the chain already stopped the stage, and more than
 // once.
 func (s *Stack) Close() error {
-	return errors.Join(s.Adapter.Close(), s.Stage.Component().Close())
+	err := errors.Join(s.Adapter.Close(), s.Stage.Component().Close())
+	s.closing.Wait()
+	return err
 }
 
 // Build maps cfg onto the adapter, the lsp manager and the component and
