@@ -81,10 +81,12 @@ func newFaultEnv(t *testing.T, s fakelsp.Script, tweak func(*Options)) *faultEnv
 			Extensions: []string{"fk"}, Language: "fake", RootMarkers: []string{"fake.root"},
 			InstallHint: "built by the test from internal/fakelsp/cmd/fakelsp",
 		}},
+		// Generous bounds (the machine may be loaded many times over);
+		// tests about timeouts set their own short ones.
 		Timeouts: Timeouts{
-			Initialize: Duration(5 * time.Second), Request: Duration(5 * time.Second),
-			Diagnostics: Duration(5 * time.Second), Shutdown: Duration(300 * time.Millisecond),
-			Write: Duration(2 * time.Second), Idle: Duration(-1),
+			Initialize: Duration(30 * time.Second), Request: Duration(30 * time.Second),
+			Diagnostics: Duration(30 * time.Second), Shutdown: Duration(300 * time.Millisecond),
+			Write: Duration(10 * time.Second), Idle: Duration(-1),
 		},
 		DiagnosticsSettle: 50 * time.Millisecond,
 	}
