@@ -20,8 +20,10 @@ func TestACPXOpencodeThroughACPLSP(t *testing.T) {
 			return acplsp + " conductor --proxy '" + acplsp + " proxy' --proxy '" + acplsp + " proxy' --"
 		},
 	} {
+		// Serial: opencode is CPU-bound, two at once on two cores only
+		// slow each other down; the test as a whole runs in parallel with
+		// the others, which mostly wait for their agents.
 		t.Run(name, func(t *testing.T) {
-			t.Parallel()
 			b := linkBins(t)
 			model, err := fakemodel.Start(fakemodel.Script{Calls: []fakemodel.Call{
 				{Tool: `^tools_echo$`, Arguments: `{"text":"through acp-lsp"}`},

@@ -293,8 +293,29 @@ func Parse(raw []byte) (*Message, error) {
 	return m, nil
 }
 
+// knownMethods interns the method names of ACP and the proxy-chain
+// protocol, so scanning the most frequent messages allocates no string.
+var knownMethods = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"initialize", "authenticate", "session/new", "session/load", "session/resume",
+		"session/fork", "session/list", "session/close", "session/prompt", "session/update",
+		"session/cancel", "session/set_mode", "session/set_model", "session/set_config_option",
+		"session/request_permission", "fs/read_text_file", "fs/write_text_file",
+		"terminal/create", "terminal/output", "terminal/release", "terminal/wait_for_exit",
+		"terminal/kill", MethodCancelRequest, "proxy/initialize", "proxy/successor",
+		"_proxy/initialize", "_proxy/successor",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
 func unquote(q []byte) (string, error) {
 	if bytes.IndexByte(q, '\\') < 0 {
+		if s, ok := knownMethods[string(q[1:len(q)-1])]; ok {
+			return s, nil
+		}
 		return string(q[1 : len(q)-1]), nil
 	}
 	var s string
