@@ -115,6 +115,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache}
 	start := time.Now()
+	loadStart := LoadAverage()
 	rep := &Report{Quick: opts.Quick, Spec: DefaultSpec}
 	logf("fetching %s@%s", DefaultSpec.Module, DefaultSpec.Version)
 	w, err := Fetch(ctx, opts.Cache, DefaultSpec, env.Base)
@@ -150,6 +151,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	rep.Machine = DescribeMachine(ctx, env, "")
+	rep.Machine.LoadStart = loadStart
 	rep.Duration = time.Since(start)
 	if opts.Out != "" {
 		if err := rep.Write(opts.Out); err != nil {

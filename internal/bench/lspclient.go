@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -289,6 +288,3 @@ func (c *BareClient) Close() error {
 	}
 	return nil
 }
-
-// errStale marks an answer that does not reflect the latest edit.
-var errStale = errors.New("stale answer")

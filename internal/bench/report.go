@@ -117,6 +117,9 @@ func (r *Report) Markdown(plots []string) string {
 	p("\n| Machine | |\n|---|---|\n")
 	p("| date | %s (whole run %s) |\n", m.Date, r.Duration.Round(time.Second))
 	p("| CPU | %s, %d cores visible |\n", m.CPU, m.Cores)
+	if m.LoadStart != "" {
+		p("| load average (1, 5, 15 min) | %s at the start, %s at the end |\n", m.LoadStart, m.LoadEnd)
+	}
 	p("| OS | %s, %s |\n", m.OS, m.Kernel)
 	p("| Go | %s |\n| gopls | %s |\n| Node.js | %s |\n", m.Go, m.Gopls, m.Node)
 	var names []string

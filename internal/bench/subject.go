@@ -2,12 +2,10 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os/exec"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -61,7 +59,9 @@ type Target struct {
 }
 
 // Subject is one column: something that answers the rows' questions.
-// Do returns the answer text as the agent would read it.
+// Do returns the answer text as the agent would read it. The LSP rows call
+// Do from one goroutine at a time; Close ends every process the subject
+// started.
 type Subject interface {
 	Name() string
 	Do(ctx context.Context, op Op, t *Target) (string, error)
@@ -227,22 +227,4 @@ func lsmcpArgs(root string) func(op Op, t *Target) (string, map[string]any) {
 		}
 		return "", nil
 	}
-}
-
-// sortedJSON renders v compactly with sorted keys (for logs).
-func sortedJSON(m map[string]any) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		v, _ := json.Marshal(m[k])
-		fmt.Fprintf(&b, "%s=%s", k, v)
-	}
-	return b.String()
 }
