@@ -54,6 +54,16 @@ func BenchmarkHoverGopls(b *testing.B) {
 			}
 		}
 	})
+	// floor: the same MCP round trip for a call the tool refuses at once
+	// (no file read, no server): what the SDK and transport cost alone.
+	floor := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": ""}}
+	b.Run("floor", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cs.CallTool(ctx, floor); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("backend", func(b *testing.B) {
 		be := &managerBackend{m: m, anyFile: main}
 		params := json.RawMessage(`{"textDocument":{"uri":"` + "file://" + main + `"},"position":{"line":4,"character":5}}`)

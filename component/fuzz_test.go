@@ -108,8 +108,8 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var in Input
-		if json.Unmarshal(b, &in) != nil {
+		in, err := decodeInput(b)
+		if err != nil {
 			return
 		}
 		in.Apply = false

@@ -143,3 +143,43 @@ func TestWire(t *testing.T) {
 		t.Error("null status accepted")
 	}
 }
+
+// TestDecodeInput: arguments as clients send them, numbers and booleans as
+// strings included; unknown arguments and wrong types are refused with a
+// message that says what to send.
+func TestDecodeInput(t *testing.T) {
+	for _, tc := range []struct {
+		raw     string
+		want    Input
+		wantErr string
+	}{
+		{`{"action":"hover","file":"a.go","line":5,"symbol":"x"}`, Input{Action: "hover", File: "a.go", Line: 5, Symbol: "x"}, ""},
+		{`{"action":"hover","line":"5","column":" 7 ","apply":"true"}`, Input{Action: "hover", Line: 5, Column: 7, Apply: true}, ""},
+		{`null`, Input{}, ""},
+		{`{"action":"hover","line":"five"}`, Input{}, "argument line must be a int, not a string"},
+		{`{"action":"hover","lines":5}`, Input{}, `unknown argument "lines"; the lsp tool takes: action, file, line`},
+		{`{"action":"hover"} {}`, Input{}, "trailing data"},
+		{`[1]`, Input{}, "arguments:"},
+	} {
+		got, err := decodeInput(json.RawMessage(tc.raw))
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want %q", tc.raw, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %+v %v, want %+v", tc.raw, got, err, tc.want)
+		}
+	}
+	schema, err := inputSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(schema)
+	for _, f := range inputFields() {
+		if !strings.Contains(string(b), `"`+f+`":{`) {
+			t.Errorf("schema lacks %s: %s", f, b)
+		}
+	}
+}

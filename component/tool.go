@@ -1,15 +1,20 @@
 package component
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -57,16 +62,31 @@ Results are path:line:col relative to the workspace with the source line. Diagno
 
 rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff.`
 
+// inputSchema is the tool's input schema, built once from Input: the SDK's
+// typed AddTool would build and resolve it for every session and validate
+// every call against it, which cost a third of a call's allocations.
+var inputSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	return jsonschema.For[Input](nil)
+})
+
 func (c *Component) newServer(s *Session) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: c.cfg.Name, Version: "1"}, &mcp.ServerOptions{
 		Logger:       c.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	srv.AddReceivingMiddleware(rejectDiscover)
-	mcp.AddTool(srv, &mcp.Tool{Name: "lsp", Description: toolDescription}, func(ctx context.Context, req *mcp.CallToolRequest, in Input) (*mcp.CallToolResult, any, error) {
+	schema, err := inputSchema()
+	if err != nil {
+		panic(fmt.Sprintf("component: input schema: %v", err)) // Input is fixed at compile time
+	}
+	srv.AddTool(&mcp.Tool{Name: "lsp", Description: toolDescription, InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		in, err := decodeInput(req.Params.Arguments)
+		if err != nil {
+			return toolError(err), nil
+		}
 		res, err := s.call(ctx, in)
 		if err != nil {
-			return nil, nil, s.c.explain(ctx, err)
+			return toolError(s.c.explain(ctx, err)), nil
 		}
 		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
 		if res.data != nil {
@@ -74,10 +94,79 @@ func (c *Component) newServer(s *Session) *mcp.Server {
 				out.StructuredContent = json.RawMessage(b)
 			}
 		}
-		return out, nil, nil
+		return out, nil
 	})
 	return srv
 }
+
+func toolError(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+// scalarArgs are the arguments that are numbers or booleans, which some
+// clients send as strings ("line":"5").
+var scalarArgs = map[string]bool{"line": true, "column": true, "end_line": true, "end_column": true,
+	"index": true, "offset": true, "limit": true, "apply": true, "include_declaration": true}
+
+// decodeInput reads the tool's arguments. Unknown arguments are refused
+// with the list of known ones; numbers and booleans given as strings are
+// accepted.
+func decodeInput(raw json.RawMessage) (Input, error) {
+	var in Input
+	if len(raw) == 0 || string(raw) == "null" {
+		return in, nil
+	}
+	err := strictDecode(raw, &in)
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) == nil {
+			for k, v := range m {
+				var str string
+				if scalarArgs[k] && len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &str) == nil {
+					str = strings.TrimSpace(str)
+					if _, nerr := strconv.Atoi(str); nerr == nil || str == "true" || str == "false" {
+						m[k] = json.RawMessage(str)
+					}
+				}
+			}
+			b, _ := json.Marshal(m)
+			in = Input{}
+			if err = strictDecode(b, &in); errors.As(err, &te) {
+				return in, fmt.Errorf("argument %s must be a %s, not a %s", te.Field, te.Type, te.Value)
+			}
+		}
+	}
+	if err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return in, fmt.Errorf("unknown argument %s; the lsp tool takes: %s", name, strings.Join(inputFields(), ", "))
+		}
+		return in, fmt.Errorf("arguments: %w", err)
+	}
+	return in, nil
+}
+
+func strictDecode(raw []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("arguments: trailing data after the object")
+	}
+	return nil
+}
+
+var inputFields = sync.OnceValue(func() []string {
+	var out []string
+	t := reflect.TypeFor[Input]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
+	}
+	return out
+})
 
 // answer is one tool answer: text for the model, data for
 // structuredContent.
