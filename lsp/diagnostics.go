@@ -95,6 +95,9 @@ type diagEntry struct {
 	hasVersion bool
 	diags      json.RawMessage
 	seq        uint64
+	// loading: the server had work in progress when it published, so an
+	// empty list may only mean it had not got that far yet.
+	loading bool
 }
 
 // diagStore holds the last publish per URI. Waiters take the changed
@@ -119,14 +122,14 @@ func (s *diagStore) current() uint64 {
 	return s.seq
 }
 
-func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawMessage) {
+func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawMessage, loading bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return
 	}
 	s.seq++
-	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq}
+	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, loading: loading}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -201,7 +204,10 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	p.srv.mgr.broadcast(DiagnosticsEvent{
 		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags, Received: received,
 	})
-	p.diags.publish(m.URI, v, m.Version != nil, diags)
+	p.mu.Lock()
+	loading := len(p.progress) > 0
+	p.mu.Unlock()
+	p.diags.publish(m.URI, v, m.Version != nil, diags, loading)
 }
 
 // pullSupported returns the diagnostic identifiers to pull with, or
@@ -355,7 +361,12 @@ func (s *server) failVerdict(p *proc, fd FileDiagnostics, err error) FileDiagnos
 
 // waitPush waits until the server published for the document's current
 // version (when it echoes versions) or published after the version was
-// sent and then stayed quiet for settle (when it does not).
+// sent and then stayed quiet for settle (when it does not). An empty list
+// published while the server reports work in progress is provisional
+// (typescript-language-server publishes [] while its project loads, then
+// the real errors): it counts only once the work has ended and no newer
+// publish came within settle; at the deadline, with the server still
+// busy, the verdict is Indexing, never an empty "fresh".
 func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.Duration, fd FileDiagnostics) FileDiagnostics {
 	var settleC <-chan time.Time
 	var settleT *time.Timer
@@ -372,12 +383,22 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			return s.pull(ctx, p, d, ids, fd)
 		}
 		e, ok, changed, closed := p.diags.get(d.uri)
+		var idleC <-chan struct{}
+		provisional := false
 		if ok {
+			current := (e.hasVersion && e.version >= d.version) || (!e.hasVersion && e.seq > d.sentSeq)
+			_, idle := p.busy()
+			provisional = current && isEmptyArray(e.diags) && (e.loading || idle != nil)
 			switch {
-			case e.hasVersion && e.version >= d.version:
+			case provisional && idle != nil:
+				idleC = idle // wait for the work to end (or a newer publish)
+			case current && e.hasVersion && !provisional:
 				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
 				return fd
-			case !e.hasVersion && e.seq > d.sentSeq:
+			case current:
+				// Unversioned, or an empty list from a load that has
+				// ended since: fresh once nothing newer comes within
+				// settle.
 				if e.seq != settledSeq {
 					settledSeq = e.seq
 					if settleT == nil {
@@ -395,9 +416,13 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 		}
 		select {
 		case <-changed:
+		case <-idleC:
 		case <-settleC:
 			fd.Diagnostics, fd.Verdict = e.diags, Fresh
 			fd.Version = 0
+			if e.hasVersion {
+				fd.Version = e.version
+			}
 			return fd
 		case <-p.done:
 			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("server %s exited while waiting for diagnostics", s.cfg.Name)
@@ -409,6 +434,19 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			}
 			return fd
 		case <-ctx.Done():
+			if titles, _ := p.busy(); provisional && titles != nil {
+				fd.Verdict = Indexing
+				fd.Detail = fmt.Sprintf("%s is still loading (%s) and has reported nothing for this file yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(titles, ", "))
+				return fd
+			}
+			if provisional {
+				// Idle, but the settle window did not pass: its word.
+				fd.Diagnostics, fd.Verdict = e.diags, Fresh
+				if e.hasVersion {
+					fd.Version = e.version
+				}
+				return fd
+			}
 			if ok {
 				fd.Diagnostics, fd.Verdict = e.diags, Stale
 				if e.hasVersion {
@@ -426,4 +464,9 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			return fd
 		}
 	}
+}
+
+// isEmptyArray reports whether raw is a JSON array with no element.
+func isEmptyArray(raw json.RawMessage) bool {
+	return strings.Join(strings.Fields(string(raw)), "") == "[]"
 }

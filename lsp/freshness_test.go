@@ -28,6 +28,8 @@ func TestWaitPushTiming(t *testing.T) {
 		kind    string
 	}
 	pub := func(at time.Duration, version, n int) event { return event{at, version, n, "publish"} }
+	begin := func(at time.Duration) event { return event{at, 0, 0, "begin"} }
+	end := func(at time.Duration) event { return event{at, 0, 0, "end"} }
 	for _, tc := range []struct {
 		name    string
 		before  []event // before the document was synced
@@ -46,6 +48,12 @@ func TestWaitPushTiming(t *testing.T) {
 		{"nothing while loading", nil, []event{{50 * time.Millisecond, 0, 0, "begin"}}, Indexing, deadline, 0, 0},
 		{"server exits", nil, []event{{700 * time.Millisecond, 0, 0, "exit"}}, Failed, 700 * time.Millisecond, 0, 0},
 		{"connection lost", nil, []event{{900 * time.Millisecond, 0, 0, "lose"}}, Failed, 900 * time.Millisecond, 0, 0},
+		// An empty list published while loading is provisional.
+		{"empty while loading, errors after", nil, []event{begin(50 * time.Millisecond), pub(100*time.Millisecond, 2, 0), end(500 * time.Millisecond), pub(550*time.Millisecond, 2, 1)}, Fresh, 550 * time.Millisecond, 1, 2},
+		{"empty while loading, nothing after", nil, []event{begin(50 * time.Millisecond), pub(100*time.Millisecond, 2, 0), end(500 * time.Millisecond)}, Fresh, 500*time.Millisecond + settle, 0, 2},
+		{"empty while loading until the deadline", nil, []event{begin(50 * time.Millisecond), pub(100*time.Millisecond, 2, 0)}, Indexing, deadline, 0, 0},
+		{"unversioned empty while loading", nil, []event{begin(50 * time.Millisecond), pub(100*time.Millisecond, 0, 0), end(400 * time.Millisecond)}, Fresh, 400*time.Millisecond + settle, 0, 0},
+		{"errors while loading are not provisional", nil, []event{begin(50 * time.Millisecond), pub(100*time.Millisecond, 2, 2)}, Fresh, 100 * time.Millisecond, 2, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -75,6 +83,8 @@ func TestWaitPushTiming(t *testing.T) {
 						p.publishDiagnostics(json.RawMessage(params + "}"))
 					case "begin":
 						p.onProgress(json.RawMessage(`{"token":"t","value":{"kind":"begin","title":"Loading"}}`))
+					case "end":
+						p.onProgress(json.RawMessage(`{"token":"t","value":{"kind":"end"}}`))
 					case "exit":
 						close(p.done)
 					case "lose":
