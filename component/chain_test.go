@@ -95,7 +95,7 @@ type stackChain struct {
 	asked         chan string
 }
 
-func startStack(t *testing.T, acfg adapter.Config, ccfg Config, deny bool) *stackChain {
+func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stackChain {
 	t.Helper()
 	a, err := adapter.New(acfg)
 	if err != nil {
@@ -151,7 +151,7 @@ func startStack(t *testing.T, acfg adapter.Config, ccfg Config, deny bool) *stac
 
 // open runs initialize (the agent advertising HTTP MCP) and session/new on
 // root, and returns the agent's MCP client on the injected entry.
-func (sc *stackChain) open(t *testing.T, root string) *mcp.ClientSession {
+func (sc *stackChain) open(t testing.TB, root string) *mcp.ClientSession {
 	t.Helper()
 	sc.editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	sc.agent.recv(t)
