@@ -634,9 +634,20 @@ func (c *Component) PromptContext(acpSessionID string) string {
 	}
 	var b strings.Builder
 	b.WriteString("New problems reported by language servers since your last turn:\n")
+	more := func(n int) string { return fmt.Sprintf("… and %d more (call the lsp tool with action=diagnostics)\n", n) }
+	// Room for the trailer is kept whenever some lines may not fit, so the
+	// block never exceeds the budget.
+	room := c.cfg.InjectBudget - len(more(len(lines)))
+	total := b.Len()
+	for _, l := range lines {
+		total += len(l) + 1
+	}
+	if total <= c.cfg.InjectBudget {
+		room = c.cfg.InjectBudget
+	}
 	for i, l := range lines {
-		if b.Len()+len(l)+1 > c.cfg.InjectBudget {
-			fmt.Fprintf(&b, "… and %d more (call the lsp tool with action=diagnostics)\n", len(lines)-i)
+		if b.Len()+len(l)+1 > room {
+			b.WriteString(more(len(lines) - i))
 			break
 		}
 		b.WriteString(l)

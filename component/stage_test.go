@@ -175,3 +175,139 @@ func TestStageChain(t *testing.T) {
 		t.Errorf("prompt reached the agent as %s", m["params"])
 	}
 }
+
+// TestStageSetupMethods: session/new, load, resume and fork (both fork
+// spellings) each reach the agent with the lsp entry appended and the
+// client's bytes kept; the transport is HTTP exactly when the agent
+// advertised mcpCapabilities.http (unless configured), and the ACP
+// session id is bound from the params (load/resume/fork) or the response
+// (new).
+func TestStageSetupMethods(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		agentCaps string
+		transport Transport
+		wantType  string // "http" or "" (stdio)
+		wantStdio bool
+	}{
+		{"agent with http", `{"mcpCapabilities":{"http":true}}`, TransportAuto, "http", false},
+		{"agent without http", `{"mcpCapabilities":{"http":false,"sse":true}}`, TransportAuto, "", true},
+		{"agent without mcpCapabilities", `{}`, TransportAuto, "", true},
+		{"configured stdio", `{"mcpCapabilities":{"http":true}}`, TransportStdio, "", true},
+		{"configured http", `{}`, TransportHTTP, "http", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			st, err := NewStage(Config{Executable: "/opt/acp-lsp", Transport: tc.transport})
+			if err != nil {
+				t.Fatal(err)
+			}
+			editor, cep := pipeEnd()
+			agent, aep := pipeEnd()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
+			}()
+			defer func() {
+				cancel()
+				editor.w.Close()
+				agent.w.Close()
+				<-done
+				cep.Close()
+				aep.Close()
+			}()
+			editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+			agent.recv(t)
+			agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":`+tc.agentCaps+`}}`)
+			editor.recv(t)
+			for i, method := range []string{"session/new", "session/load", "session/resume", "session/fork", "session/unstable_fork"} {
+				sid := fmt.Sprintf("S%d", i)
+				idPart := `"sessionId":"` + sid + `",`
+				if method == "session/new" {
+					idPart = ""
+				}
+				client := `{"name":"mine","command":"/x","args":[],"env":[]}`
+				editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{%s"cwd":%q,"mcpServers":[%s],"_meta":{"keep":  true}}}`, 10+i, method, idPart, root, client))
+				m := agent.recv(t)
+				var p struct {
+					MCPServers []struct {
+						Type    string   `json:"type"`
+						Name    string   `json:"name"`
+						Command string   `json:"command"`
+						Args    []string `json:"args"`
+					} `json:"mcpServers"`
+				}
+				json.Unmarshal(m["params"], &p)
+				if len(p.MCPServers) != 2 || p.MCPServers[1].Name != "acp-lsp" || p.MCPServers[1].Type != tc.wantType ||
+					(tc.wantStdio && (p.MCPServers[1].Command != "/opt/acp-lsp" || p.MCPServers[1].Args[0] != "mcp-bridge")) {
+					t.Errorf("%s reached the agent as %s", method, m["params"])
+				}
+				if !strings.Contains(string(m["params"]), client) || !strings.Contains(string(m["params"]), `"_meta":{"keep":  true}`) {
+					t.Errorf("%s: client's bytes changed: %s", method, m["params"])
+				}
+				agent.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q}}`, 10+i, sid))
+				editor.recv(t)
+				if st.Component().SessionByACP(sid) == nil {
+					t.Errorf("%s: session %s not bound", method, sid)
+				}
+			}
+		})
+	}
+}
+
+// TestNotificationsAndInjection: publishDiagnostics and didSave in both
+// spellings feed the cache (didSave fetching fresh diagnostics); the next
+// session/prompt gets one block with the new errors of touched files only
+// (warnings only when configured), within the budget, and nothing when
+// nothing is new; agent writes (fs/write_text_file) count as touched.
+func TestNotificationsAndInjection(t *testing.T) {
+	diag := func(line, sev int, msg string) string {
+		return fmt.Sprintf(`{"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":1}},"severity":%d,"message":%q}`, line, line, sev, msg)
+	}
+	for _, spelling := range []string{"_lsp/", "lsp/"} {
+		for _, warnings := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s warnings=%v", spelling, warnings), func(t *testing.T) {
+				c, s, fb, _ := setup(t, Config{InjectWarnings: warnings, InjectBudget: 300})
+				c.Bind(s, "s1")
+				uri := func(n string) string { return edit.URIFromPath(filepath.Join(s.Root, n)) }
+				fb.reports = make(chan []string, 4)
+				fb.report = &lspext.DiagnosticReportResult{Files: []lspext.FileDiagnostics{{URI: uri("a.go"), Diagnostics: json.RawMessage("[" + diag(0, 1, "saved error") + "," + diag(1, 2, "saved warning") + "]")}}}
+				p, _ := json.Marshal(lspext.URIParams{URI: uri("a.go")})
+				if !c.HandleNotification(context.Background(), spelling+"didSave", p) {
+					t.Fatal("didSave not consumed")
+				}
+				if got := <-fb.reports; len(got) != 1 || got[0] != uri("a.go") {
+					t.Errorf("didSave fetched %v", got)
+				}
+				c.fetches.Wait()
+				// A push for a file nobody touched is cached but not injected.
+				pp, _ := json.Marshal(lspext.PublishDiagnosticsParams{URI: uri("b.go"), Native: true, Diagnostics: json.RawMessage("[" + diag(0, 1, "untouched") + "]")})
+				c.HandleNotification(context.Background(), spelling+"publishDiagnostics", pp)
+				if _, ok := c.Cache().Get(uri("b.go")); !ok {
+					t.Error("push not cached")
+				}
+				got := c.PromptContext("s1")
+				if !strings.Contains(got, "a.go:1:1: error: saved error") || strings.Contains(got, "untouched") ||
+					strings.Contains(got, "saved warning") != warnings {
+					t.Errorf("block: %q", got)
+				}
+				// Many new errors in a written file: the block keeps its budget.
+				var many []string
+				for i := range 40 {
+					many = append(many, diag(i, 1, fmt.Sprintf("error number %d", i)))
+				}
+				pp, _ = json.Marshal(lspext.PublishDiagnosticsParams{URI: uri("c.go"), Native: true, Diagnostics: json.RawMessage("[" + strings.Join(many, ",") + "]")})
+				c.HandleNotification(context.Background(), spelling+"publishDiagnostics", pp)
+				c.MarkWritten(filepath.Join(s.Root, "c.go"))
+				got = c.PromptContext("s1")
+				if len(got) > 300 || !strings.Contains(got, "more (call the lsp tool with action=diagnostics)") {
+					t.Errorf("budgeted block (%d chars): %q", len(got), got)
+				}
+				if again := c.PromptContext("s1"); again != "" {
+					t.Errorf("nothing new, yet: %q", again)
+				}
+			})
+		}
+	}
+}
