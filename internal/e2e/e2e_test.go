@@ -710,3 +710,62 @@ func TestServerTablesReachLSP(t *testing.T) {
 	checkAnswers(t, steps, answers)
 	checkNoLeftovers(t, env)
 }
+
+// TestContextInjection: after the agent renamed through the tool (files it
+// changed), its next prompt carries the new error gopls reports in them,
+// once; the turn after that carries nothing. The scripted agent echoes
+// every text block it receives, so the transcript shows what it was given.
+func TestContextInjection(t *testing.T) {
+	env := opencodetest.NewEnv(t)
+	writeUserConfig(t, env)
+	dir := workspace(t)
+	p := opencodetest.Start(t, env, dir, bin.acplsp, "--", bin.acplsp, "agent")
+	client := opencodetest.NewClient()
+	conn := p.Connect(client)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, p.Stderr())
+	}
+	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v\n%s", err, p.Stderr())
+	}
+	turn := func(prompt string) string {
+		t.Helper()
+		before := len(client.Updates())
+		res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
+		if err != nil || res.StopReason != acp.StopReasonEndTurn {
+			t.Fatalf("prompt %q: %v %v\n%s", prompt, res.StopReason, err, p.Stderr())
+		}
+		var text strings.Builder
+		for _, u := range client.Updates()[before:] {
+			if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+				text.WriteString(c.Content.Text.Text)
+			}
+		}
+		return text.String()
+	}
+	const newError = "cannot use Sum(n, 1) (value of type int) as string value in variable declaration"
+	// The rename changes broken.go; the diagnostics call waits until
+	// gopls has published for its new content.
+	first := turn(strings.Join([]string{
+		"lsp " + session[len(session)-1].args,
+		`lsp {"action":"diagnostics","file":"broken.go"}`,
+	}, "\n"))
+	if !strings.Contains(first, "rename Add to Sum: applied") || !strings.Contains(first, newError) {
+		t.Fatalf("first turn: want the rename applied and the new error:\n%s", first)
+	}
+	second := turn("second turn")
+	if !strings.Contains(second, newError) || !strings.Contains(second, "broken.go") {
+		t.Errorf("second turn: the prompt did not carry the new error in broken.go:\n%s", second)
+	}
+	third := turn("third turn")
+	if strings.Contains(third, "cannot use") {
+		t.Errorf("third turn: nothing changed, yet the prompt carried errors again:\n%s", third)
+	}
+	if err := p.Stop(); err != nil {
+		t.Error(err)
+	}
+	env.RequireNoLeftovers(t)
+}
