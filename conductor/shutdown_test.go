@@ -61,3 +61,37 @@ func TestClientEOFEndsOnEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestClientEOFWithASwallowingProxy: a proxy that forwards nothing (so
+// the barrier marker never comes back) delays the end of input only by the
+// marker's bound, never by the drain bound or the stop grace (an hour).
+func TestClientEOFWithASwallowingProxy(t *testing.T) {
+	t.Parallel()
+	b := linkBins(t)
+	agent := faultAgent(t, b.dir, "quiet-agent", "exec cat >/dev/null\n")
+	blackhole := faultAgent(t, b.dir, "blackhole-proxy", "exec cat >/dev/null\n")
+	var out bytes.Buffer
+	opts := Options{
+		Agent:  []string{agent},
+		Stages: []Stage{{Command: []string{blackhole}}},
+		In:     io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","method":"_note","params":{}}` + "\n")),
+		Out:    &out,
+		Drain:  time.Hour,
+		Grace:  time.Hour,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, opts) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the chain waited for the drain bound behind a proxy that drops the barrier marker")
+	}
+	if out.Len() != 0 {
+		t.Fatalf("client got %q", out.String())
+	}
+}
