@@ -390,3 +390,31 @@ func main() {
 	fmt.Println(shapes.Scale(sq))
 }
 `
+
+// TestGoplsDeniedRename: through the whole chain with a real gopls, an
+// applied rename the editor declines leaves every file as it was and tells
+// no server of a change.
+func TestGoplsDeniedRename(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	os.WriteFile(main, []byte(mainGo), 0o644)
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, true)
+	cs := sc.open(t, root)
+	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
+	if !isErr || !strings.Contains(text, "declined; nothing was changed") {
+		t.Errorf("denied rename answered: %s", text)
+	}
+	if asked := <-sc.asked; !strings.Contains(asked, "+func sum(a, b int) int") {
+		t.Errorf("permission asked with %s", asked)
+	}
+	if b, _ := os.ReadFile(main); string(b) != mainGo {
+		t.Errorf("file changed after denial:\n%s", b)
+	}
+	// gopls still sees the old name: nothing was announced.
+	text, _, _ = callFull(t, cs, map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"})
+	if !strings.Contains(text, "func add(a int, b int) int") {
+		t.Errorf("hover after denial: %s", text)
+	}
+}

@@ -268,6 +268,29 @@ func TestWorkspaceIsolation(t *testing.T) {
 			}
 		}
 	}
+	// Targets outside: a move's new path, a glob climbing out.
+	os.WriteFile(filepath.Join(s.Root, "util.go"), []byte("package main\n"), 0o644)
+	fb.set("workspace/willRenameFiles", "null")
+	for _, args := range []map[string]any{
+		{"action": "rename_file", "file": "util.go", "new_name": "../util.go", "apply": true},
+		{"action": "rename_file", "file": "util.go", "new_name": filepath.Join(outside, "util.go"), "apply": true},
+		{"action": "rename_file", "file": "util.go", "new_name": "dir/util.go", "apply": true},
+		{"action": "diagnostics", "file": "../*.go"},
+		{"action": "diagnostics", "file": filepath.Join(outside, "*.go")},
+		{"action": "symbols", "file": "link.go"},
+		{"action": "request", "file": "../x.go", "method": "textDocument/hover"},
+	} {
+		text, isErr := callTool(t, cs, args)
+		if !isErr || !strings.Contains(text, "outside the workspace") && !strings.Contains(text, "turned off") {
+			t.Errorf("%v: not refused: %s", args, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Root, "util.go")); err != nil {
+		t.Errorf("util.go moved: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the folder outside changed: %v", entries)
+	}
 	// A rename whose edit points outside is refused as a whole.
 	fb.set("textDocument/rename", fmt.Sprintf(`{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}},"newText":"x"}]}}`, edit.URIFromPath(filepath.Join(outside, "secret.go"))))
 	text, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "x", "apply": true})
@@ -533,5 +556,82 @@ func TestCacheAndContext(t *testing.T) {
 	params := json.RawMessage(`{"sessionId":"s1","prompt":[{"type":"text","text":"hi"}]}`)
 	if out := c.InjectPrompt(params); string(out) != string(params) {
 		t.Errorf("prompt changed with nothing new: %s", out)
+	}
+}
+
+// TestRenderLevels: a listing shortens step by step as the budget
+// shrinks (full, without source lines, per-file counts, the total alone),
+// each cut saying what was left out, and paging notes survive every level.
+func TestRenderLevels(t *testing.T) {
+	var items []item
+	for i := range 30 {
+		items = append(items, item{File: fmt.Sprintf("pkg%d/file.go", i%3), Line: i + 1, Column: 2, Context: strings.Repeat("x", 40)})
+	}
+	l := &listing{Title: "references"}
+	page(Input{Limit: 25}, items, l)
+	full := renderLevel(l, 0)
+	noCtx := renderLevel(l, 1)
+	counts := renderLevel(l, 2)
+	for _, tc := range []struct {
+		budget int
+		want   []string
+		not    []string
+	}{
+		{len(full), []string{"references: 30 (showing 1-25)", "pkg0/file.go:1:2", strings.Repeat("x", 40), "offset=25"}, []string{"note: source lines"}},
+		{len(full) - 1, []string{"pkg0/file.go:1:2", "note: source lines left out", "offset=25"}, []string{strings.Repeat("x", 40)}},
+		{len(noCtx) - 1, []string{"pkg0/file.go: 9", "pkg2/file.go: 8", "note: only counts per file", "offset=25"}, []string{":1:2"}},
+		{len(counts) - 1, []string{"note: 25 results in 3 files do not fit", "offset=25"}, []string{"pkg0/file.go"}},
+	} {
+		got := render(l, tc.budget)
+		if len(got) > tc.budget && !strings.Contains(got, "do not fit") {
+			t.Errorf("budget %d: %d chars", tc.budget, len(got))
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("budget %d: want %q in:\n%s", tc.budget, w, got)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(got, n) {
+				t.Errorf("budget %d: %q should be cut:\n%s", tc.budget, n, got)
+			}
+		}
+	}
+}
+
+// TestFreshnessVerdicts: every verdict is shown per server; "no problems"
+// only when a server answered fresh; results without a fresh server are
+// flagged as possibly outdated.
+func TestFreshnessVerdicts(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	oneDiag := []lspext.FileDiagnostics{{URI: uri, Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}},"severity":1,"message":"old error"}]`)}}
+	for _, tc := range []struct {
+		name    string
+		files   []lspext.FileDiagnostics
+		servers []lspext.ServerVerdict
+		want    []string
+		not     []string
+	}{
+		{"fresh and clean", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}}, []string{"gopls: fresh", "no problems"}, []string{"NO server"}},
+		{"stale results", oneDiag, []lspext.ServerVerdict{{Server: "gopls", Verdict: "stale", Detail: "version 3, file at 4"}}, []string{"gopls: stale (version 3, file at 4)", "old error", "may be outdated"}, []string{"no problems"}},
+		{"timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "timeout"}}, []string{"gopls: timeout", "NO server answered fresh"}, []string{"no problems:"}},
+		{"indexing", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "indexing", Detail: "Loading packages"}}, []string{"gopls: indexing (Loading packages)", "gopls is still loading the project", "NO server answered fresh"}, []string{"no problems:"}},
+		{"unsupported and failed", nil, []lspext.ServerVerdict{{Server: "a", Verdict: "unsupported"}, {Server: "b", Verdict: "failed", Detail: "crashed"}}, []string{"a: unsupported; b: failed (crashed)", "NO server answered fresh"}, []string{"no problems:"}},
+		{"one fresh one timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "golangci", Verdict: "timeout"}}, []string{"gopls: fresh; golangci: timeout", "no problems: the servers marked fresh"}, nil},
+		{"no server at all", nil, nil, []string{"no language server answered", "NO server answered fresh"}, []string{"no problems:"}},
+	} {
+		fb.report = &lspext.DiagnosticReportResult{Files: tc.files, Servers: tc.servers}
+		text, _ := callTool(t, cs, map[string]any{"action": "diagnostics", "file": "main.go"})
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: want %q in:\n%s", tc.name, w, text)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(text, n) {
+				t.Errorf("%s: %q in:\n%s", tc.name, n, text)
+			}
+		}
 	}
 }
