@@ -26,7 +26,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
-var soakFor = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (CI: 30s; the long run: -soak=10m -timeout=20m)")
+var soakFor = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (CI: 30s; the long run: go test -timeout 20m ./internal/soak -soak=10m)")
 
 func TestMain(m *testing.M) {
 	opencodetest.MaybeServeMCP()
@@ -192,7 +192,7 @@ func iteration(ctx context.Context, st *bench.Stack, root string, w, n int) ([]t
 		// A rename applied through the editor's permission, then reverted.
 		// Only worker 0 renames: two renames at once that touch the same
 		// file corrupt it (the second edit was computed on the content
-		// before the first; reported to the lead, see docs/testing.md).
+		// before the first; TestPendingConcurrentRenames).
 		renamed := helper + "x"
 		if err := do(check{args: map[string]any{"action": "rename", "file": fmt.Sprintf("lib/w%d.go", w), "line": 4, "symbol": helper, "new_name": renamed, "apply": true}, want: []string{"applied"}}); err != nil {
 			return ds, err
@@ -200,11 +200,21 @@ func iteration(ctx context.Context, st *bench.Stack, root string, w, n int) ([]t
 		if b, _ := os.ReadFile(filepath.Join(root, "main.go")); !strings.Contains(string(b), "lib."+renamed+"(") {
 			return ds, fmt.Errorf("rename %s → %s not applied to main.go:\n%s", helper, renamed, b)
 		}
+		// As an agent checks its edit: this also makes the server read
+		// main.go's new content before the next rename is computed (the
+		// adapter's resync after a tool write runs in the background and
+		// can come later; TestPendingRenameBackAtOnce).
+		if err := do(check{args: map[string]any{"action": "diagnostics", "file": "main.go"}, notWant: []string{"error:"}, want: []string{"gopls: fresh"}}); err != nil {
+			return ds, err
+		}
 		if err := do(check{args: map[string]any{"action": "rename", "file": fmt.Sprintf("lib/w%d.go", w), "line": 4, "symbol": renamed, "new_name": helper, "apply": true}, want: []string{"applied"}}); err != nil {
 			return ds, err
 		}
 		if b, _ := os.ReadFile(filepath.Join(root, "main.go")); !strings.Contains(string(b), "lib."+helper+"(") {
 			return ds, fmt.Errorf("rename %s → %s not reverted in main.go:\n%s", renamed, helper, b)
+		}
+		if err := do(check{args: map[string]any{"action": "diagnostics", "file": "main.go"}, notWant: []string{"error:"}, want: []string{"gopls: fresh"}}); err != nil {
+			return ds, err
 		}
 	}
 	return ds, nil
