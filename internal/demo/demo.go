@@ -365,9 +365,9 @@ func (ch *chain) open(ctx context.Context, ws string) (acp.SessionId, error) {
 }
 
 // step runs one prompt and collects the tool call it caused.
-func (ch *chain) step(ctx context.Context, sid acp.SessionId, st Step, timeout time.Duration) (StepResult, error) {
+func (ch *chain) step(parent context.Context, sid acp.SessionId, st Step, timeout time.Duration) (StepResult, error) {
 	res := StepResult{Step: st, Status: "no tool call"}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	ch.client.reset()
 	start := time.Now()
@@ -381,8 +381,11 @@ func (ch *chain) step(ctx context.Context, sid acp.SessionId, st Step, timeout t
 		res.Text = text
 	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, fmt.Errorf("no answer within %s: %w", timeout, ctx.Err())
+		switch {
+		case parent.Err() != nil:
+			return res, fmt.Errorf("interrupted: %w", parent.Err())
+		case ctx.Err() != nil:
+			return res, fmt.Errorf("no answer within %s (-timeout): %w", timeout, ctx.Err())
 		}
 		return res, fmt.Errorf("session/prompt: %w", err)
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -37,8 +39,90 @@ func TestMain(m *testing.M) {
 	case "deaf":
 		signal.Ignore(syscall.SIGTERM)
 		select {}
+	case "stall":
+		stall()
+		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// stall is an ACP agent that opens sessions but never answers a prompt;
+// it exits when its input closes.
+func stall() {
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		switch m.Method {
+		case "initialize":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":1,"agentCapabilities":{},"authMethods":[]}}`+"\n", m.ID)
+		case "session/new":
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":{"sessionId":"s1"}}`+"\n", m.ID)
+		}
+	}
+}
+
+// cancelOn cancels when the text written to it contains marker: the test
+// interrupts the demo at a known point without waiting on a clock.
+type cancelOn struct {
+	marker string
+	cancel context.CancelFunc
+	buf    bytes.Buffer
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.buf.Write(p)
+	if strings.Contains(c.buf.String(), c.marker) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestInterruptAndTimeout: a Ctrl-C (ctx cancelled) during a step and a
+// step that never ends both stop the demo with an error saying which,
+// and still end acp-lsp and remove the temporary workspace.
+func TestInterruptAndTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		timeout time.Duration
+		cancel  bool
+		want    string
+	}{
+		{"interrupt", time.Minute, true, "step 1 (status): interrupted: context canceled"},
+		{"timeout", 300 * time.Millisecond, false, "step 1 (status): no answer within 300ms (-timeout)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, exe := binDir(t, true)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			out := &cancelOn{marker: "\nsession open after ", cancel: func() {}}
+			if tc.cancel {
+				out.cancel = cancel
+			}
+			rep, err := demo.Run(ctx, demo.Options{
+				Chain:       []string{exe},
+				Steps:       []demo.Step{{Title: "status", Line: `lsp {"action":"status"}`}},
+				Out:         out,
+				Env:         env("stall", dir),
+				StepTimeout: tc.timeout,
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if !strings.Contains(rep.ChainExit, "exited cleanly") {
+				t.Errorf("acp-lsp %s", rep.ChainExit)
+			}
+			if _, err := os.Stat(rep.Workspace); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("temporary workspace %s not removed: %v", rep.Workspace, err)
+			}
+			proctest.NoLeftovers(t, dir, 5*time.Second)
+		})
+	}
 }
 
 // binDir returns a folder holding acp-lsp (this test binary) and, when
