@@ -418,3 +418,44 @@ func TestGoplsDeniedRename(t *testing.T) {
 		t.Errorf("hover after denial: %s", text)
 	}
 }
+
+// TestGoplsDidSaveInjection: the editor saves a file with an error
+// (_lsp/didSave): the component fetches fresh diagnostics from a real
+// gopls through the adapter into its cache, and the agent's next
+// session/prompt carries gopls's message once; the prompt after that is
+// passed on byte for byte.
+func TestGoplsDidSaveInjection(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	os.WriteFile(main, []byte(mainGo), 0o644)
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	sc.open(t, root)
+	c := sc.stage.Component()
+	// The editor's user breaks the file and saves it.
+	os.WriteFile(main, []byte(strings.Replace(mainGo, "add(3, 4)", "add(3)", 1)), 0o644)
+	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, "file://"+main))
+	// A later message from the editor reaching the agent means the save
+	// was handled (one direction is handled in order) and its fetch begun.
+	sc.editor.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"other"}}`)
+	if m := sc.agent.recv(t); m.Method != "session/cancel" {
+		t.Fatalf("agent got %s", m.raw)
+	}
+	c.fetches.Wait()
+	if d, ok := c.Cache().Get("file://" + main); !ok || len(d) != 1 || !strings.Contains(d[0].Message, "not enough arguments in call to add") {
+		t.Fatalf("cache after save: %+v %v", d, ok)
+	}
+	prompt := `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`
+	sc.editor.send(prompt)
+	m := sc.agent.recv(t)
+	if !strings.Contains(string(m.Params), "main.go:8:30: error: not enough arguments in call to add") {
+		t.Errorf("prompt reached the agent as %s", m.Params)
+	}
+	sc.agent.send(`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`)
+	sc.editor.recv(t)
+	sc.editor.send(strings.Replace(prompt, `"id":7`, `"id":8`, 1))
+	if m := sc.agent.recv(t); strings.TrimRight(m.raw, "\n") != strings.Replace(prompt, `"id":7`, `"id":8`, 1) {
+		t.Errorf("second prompt changed: %s", m.raw)
+	}
+}
