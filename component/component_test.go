@@ -461,8 +461,36 @@ func TestTransportsSecurity(t *testing.T) {
 		t.Errorf("foreign Host accepted: %d", resp.StatusCode)
 	}
 
-	// server/discover gets -32601, then initialize works, with either
-	// protocol version agents use.
+	// Over HTTP with the token: server/discover gets -32601, initialize
+	// answers either protocol version agents use.
+	post := func(body string) map[string]any {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+s.token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d %v", body, resp.StatusCode, err)
+		}
+		return m
+	}
+	if e, _ := post(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`)["error"].(map[string]any); e == nil || e["code"] != float64(-32601) {
+		t.Errorf("http server/discover answered %v", e)
+	}
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		m := post(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, v))
+		if res, _ := m["result"].(map[string]any); res == nil || res["protocolVersion"] != v {
+			t.Errorf("http initialize %s answered %v", v, m)
+		}
+	}
+
+	// Over stdio (the socket the bridge uses): server/discover gets
+	// -32601, then initialize works, with either protocol version.
 	for _, v := range []string{"2025-06-18", "2025-11-25"} {
 		conn, err := net.Dial("unix", c.socketPath(s))
 		if err != nil {

@@ -183,3 +183,64 @@ func TestDecodeInput(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatRangeAndCommandActions: range formatting sends the range the
+// line/end_line arguments name; a code action that is only a command runs
+// it after permission (declined: not run); a disabled action is refused
+// with its reason.
+func TestFormatRangeAndCommandActions(t *testing.T) {
+	var asks int
+	allow := false
+	_, s, fb, cs := setup(t, Config{AskPermission: func(ctx context.Context, sid, title, diff string) (bool, error) {
+		asks++
+		return allow, nil
+	}})
+	path := filepath.Join(s.Root, "main.go")
+	fb.set("textDocument/rangeFormatting", `[{"range":{"start":{"line":6,"character":13},"end":{"line":6,"character":13}},"newText":" "}]`)
+	text, isErr := callTool(t, cs, map[string]any{"action": "format", "file": "main.go", "line": 7, "end_line": 9})
+	if isErr || !strings.Contains(text, "preview") {
+		t.Errorf("range format: %s", text)
+	}
+	last := fb.requests[len(fb.requests)-1]
+	if !strings.HasPrefix(last, "textDocument/rangeFormatting ") || !strings.Contains(last, `"range":{"start":{"line":6,"character":0},"end":{"line":8,"character":1}}`) {
+		t.Errorf("range format sent %s", last)
+	}
+
+	fb.set("textDocument/codeAction", `[{"title":"Run tidy","command":"gopls.tidy","arguments":[{"uri":"x"}]},{"title":"Not here","kind":"refactor","disabled":{"reason":"no selection"}}]`)
+	fb.set("workspace/executeCommand", "null")
+	ran := func() bool {
+		for _, r := range fb.requests {
+			if strings.HasPrefix(r, "workspace/executeCommand ") {
+				return true
+			}
+		}
+		return false
+	}
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1})
+	if isErr || !strings.Contains(text, "1. Run tidy") || !strings.Contains(text, "2. Not here [refactor] (disabled: no selection)") {
+		t.Errorf("list: %s", text)
+	}
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1, "apply": true, "index": 1})
+	if !isErr || !strings.Contains(text, "declined") || ran() || asks != 1 {
+		t.Errorf("declined command: %v %s (ran %v, asked %d)", isErr, text, ran(), asks)
+	}
+	allow = true
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1, "apply": true, "index": 1})
+	if isErr || !strings.Contains(text, "command run by the server") || !ran() {
+		t.Errorf("command: %v %s", isErr, text)
+	}
+	if last := fb.requests[len(fb.requests)-1]; !strings.Contains(last, `"command":"gopls.tidy"`) {
+		t.Errorf("executeCommand sent %s", last)
+	}
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1, "apply": true, "index": 2})
+	if !isErr || !strings.Contains(text, "disabled: no selection") {
+		t.Errorf("disabled: %s", text)
+	}
+	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1, "apply": true, "index": 3})
+	if !isErr || !strings.Contains(text, "index must be 1..2") {
+		t.Errorf("bad index: %s", text)
+	}
+	if b, _ := os.ReadFile(path); string(b) != mainGo {
+		t.Errorf("file changed:\n%s", b)
+	}
+}
