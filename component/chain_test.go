@@ -305,6 +305,7 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 		{map[string]any{"action": "symbols", "file": "shapes/shapes.go", "kind": "method"}, []string{"shapes/shapes.go:12:17 method", "Area"}},
 		{map[string]any{"action": "symbols", "query": "Scale", "kind": "function"}, []string{"shapes/shapes.go:14:6 function", "Scale"}},
 		{map[string]any{"action": "servers", "file": "main.go"}, []string{"gopls (local)"}},
+		{map[string]any{"action": "status"}, []string{"gopls (local) ", "root=" + root, "pid=", "rss="}},
 		{map[string]any{"action": "code_actions", "file": "main.go", "line": 9, "symbol": "sq"}, []string{"code actions at main.go:9:"}},
 		{map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "include_declaration": false}, []string{"references: 1", "main.go:13:"}},
 	} {

@@ -311,3 +311,25 @@ func TestNotificationsAndInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveAndInjectionSwitches: with diagnostics on save and context
+// injection turned off, didSave fetches nothing and prompts stay as sent.
+func TestSaveAndInjectionSwitches(t *testing.T) {
+	c, s, fb, _ := setup(t, Config{NoDiagnosticsOnSave: true, NoContextInjection: true})
+	c.Bind(s, "s1")
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	fb.reports = make(chan []string, 1)
+	p, _ := json.Marshal(lspext.URIParams{URI: uri})
+	c.HandleNotification(context.Background(), "_lsp/didSave", p)
+	c.fetches.Wait()
+	select {
+	case got := <-fb.reports:
+		t.Errorf("didSave fetched %v although turned off", got)
+	default:
+	}
+	c.Cache().Put(uri, "gopls", nil, []Diagnostic{{Severity: 1, Message: "boom"}})
+	params := json.RawMessage(`{"sessionId":"s1","prompt":[]}`)
+	if out := c.InjectPrompt(params); string(out) != string(params) {
+		t.Errorf("injected although turned off: %s", out)
+	}
+}
