@@ -314,3 +314,37 @@ func TestRestartOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultRestart: Manager.Restart (the adapter's _lsp/restart) replaces
+// the process serving a file, reopens its documents and clears the crash
+// history, so a server whose circuit opened runs again at once; by name it
+// restarts every root of that server; an unknown name is an error.
+func TestFaultRestart(t *testing.T) {
+	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), func(o *Options) { o.MaxRestarts = -1 })
+	if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
+		t.Fatalf("hover: %v", err)
+	}
+	if _, err := e.hover(); !errors.Is(err, ErrCircuitOpen) {
+		t.Fatalf("hover after a crash with restarts off: %v, want ErrCircuitOpen", err)
+	}
+	e.setScript(fakelsp.Script{})
+	if err := e.m.Restart(t.Context(), "", e.file); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.status(); st.State != StateRunning || st.LastError != "" || st.OpenDocuments != 1 {
+		t.Fatalf("status after Restart %+v", st)
+	}
+	e.wantHover()
+	if err := e.m.Restart(t.Context(), "fakelsp", ""); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	if err := e.m.Restart(t.Context(), "nosuchserver", ""); err == nil || !strings.Contains(err.Error(), "nosuchserver") {
+		t.Fatalf("Restart of an unknown server: %v", err)
+	}
+	e.close()
+	opens := opensPerStart(e.messages())
+	if len(opens) != 3 || !slices.Equal(opens[1], []string{"a.fk"}) || !slices.Equal(opens[2], []string{"a.fk"}) {
+		t.Fatalf("opens per process %v, want 3 processes, the restarted ones reopening a.fk", opens)
+	}
+}
