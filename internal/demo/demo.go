@@ -260,11 +260,29 @@ func withWaitBudget(env []string) []string {
 	return append(slices.Clip(env), waitBudgetVar+"="+demoWaitBudget)
 }
 
+// goplsVersion returns " (VERSION)" as gopls reports it, or "" when it
+// cannot say within a few seconds: the line is information, not a check.
+func goplsVersion(path string, env []string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if first == "" {
+		return ""
+	}
+	return " (" + first + ")"
+}
+
 func printHeader(out io.Writer, opts Options, rep *Report) {
 	fmt.Fprintln(out, "acp-lsp demo: an ACP client (this command) → acp-lsp (conductor, adapter, component) → the scripted agent (acp-lsp agent, no model)")
 	if opts.Workspace == "" {
 		fmt.Fprintf(out, "  workspace  %s (a copy of the sample Go module; nothing in your checkout changes)\n", rep.Workspace)
-		fmt.Fprintf(out, "  gopls      %s\n", rep.Gopls)
+		fmt.Fprintf(out, "  gopls      %s%s\n", rep.Gopls, goplsVersion(rep.Gopls, opts.Env))
 	} else {
 		fmt.Fprintf(out, "  workspace  %s (used in place; the steps only read)\n", rep.Workspace)
 	}

@@ -107,6 +107,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 	}
 	text := string(out)
 	for _, w := range []string{
+		"/.cache/bin/gopls (golang.org/x/tools/gopls v0.23.0)",
 		"[1/5] diagnostics: what is wrong in main.go (completed",
 		"cannot use Area(big) (value of type float64) as string value in variable declaration",
 		"shapes.go:13:6",
