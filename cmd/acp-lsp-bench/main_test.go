@@ -24,10 +24,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestQuickSmoke(t *testing.T) {
 	peers.Require(t, "gopls")
 	out := t.TempDir()
+	// Its own cache (module, workspace copies): a bench run at the same
+	// time uses .cache/bench.
+	cache := t.TempDir()
 	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if code := run(ctx, []string{"-quick", "-rows", "lsp,scale", "-columns", "bare,acp-lsp", "-out", out}, &stderr); code != 0 {
+	if code := run(ctx, []string{"-quick", "-rows", "lsp,scale", "-columns", "bare,acp-lsp", "-out", out, "-cache", cache}, &stderr); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "benchmarks.md"))

@@ -63,7 +63,7 @@ type Workspace struct {
 // cache/gomod (once; later runs reuse it) and its dependencies.
 func Fetch(ctx context.Context, cache string, spec Spec, baseEnv []string) (*Workspace, error) {
 	gomod := filepath.Join(cache, "gomod")
-	env := append(append([]string{}, baseEnv...), "GOMODCACHE="+gomod, "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
+	env := append(append([]string{}, baseEnv...), "GOMODCACHE="+gomod, "GOFLAGS=-mod=mod -modcacherw", "GOWORK=off", "GOTOOLCHAIN=local")
 	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", spec.Module+"@"+spec.Version)
 	cmd.Env = env
 	cmd.Dir = cache
