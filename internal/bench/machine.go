@@ -18,8 +18,8 @@ type Machine struct {
 	// averages when the run started and ended: a shared machine's other
 	// work shows in the figures.
 	LoadStart, LoadEnd string
-	Peers                            map[string]string
-	Date                             string
+	Peers              map[string]string
+	Date               string
 }
 
 // LoadAverage returns /proc/loadavg's first three fields ("" if unknown).
