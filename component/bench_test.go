@@ -3,8 +3,10 @@ package component
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,4 +135,67 @@ func BenchmarkHoverChain(b *testing.B) {
 		b.Fatal(err, res)
 	}
 	pairedHover(b, ctx, cs, args, sc.adapter.Manager(), main)
+}
+
+// BenchmarkDiagnosticsAfterEdit times an edit on disk followed by the
+// tool's diagnostics (waiting for gopls's answer for the new content),
+// paired with the same edit followed by lsp.Manager.Diagnostics, which
+// returns once gopls published for the new version: the tool's added
+// latency over gopls's own publish time.
+func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
+	peers.Require(b, "gopls")
+	root, _ := filepath.EvalSymlinks(b.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	os.WriteFile(main, []byte(mainGo), 0o644)
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	c, err := New(Config{Executable: "/bin/acp-lsp", DiagnosticsWait: time.Minute}, &managerBackend{m: m, anyFile: main})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := connect(b, s)
+	args := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "diagnostics", "file": "main.go"}}
+	// Each edit changes the error's argument, so every answer is new work.
+	n := 0
+	edit := func() {
+		n++
+		os.WriteFile(main, []byte(strings.Replace(mainGo, "add(3, 4)", fmt.Sprintf("add(%d)", n), 1)), 0o644)
+	}
+	edit()
+	if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up
+		b.Fatal(err, res)
+	}
+	var tool, direct time.Duration
+	for b.Loop() {
+		edit()
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, args)
+		if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "gopls: fresh") {
+			b.Fatal(err, res)
+		}
+		tool += time.Since(t0)
+		edit()
+		t1 := time.Now()
+		rep, err := m.Diagnostics(ctx, []string{main}, lsp.DiagnosticsOptions{Timeout: time.Minute})
+		if err != nil || rep.Files[0].Verdict != lsp.Fresh {
+			b.Fatal(err, rep)
+		}
+		direct += time.Since(t1)
+	}
+	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
+	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
+	b.ReportMetric(float64(tool)/float64(direct), "ratio")
 }
