@@ -348,3 +348,35 @@ func TestFaultRestart(t *testing.T) {
 		t.Fatalf("opens per process %v, want 3 processes, the restarted ones reopening a.fk", opens)
 	}
 }
+
+// TestFaultEmptyPushWhileLoading: a server that publishes an empty list
+// for the current version while it is loading, and the real diagnostics
+// once loaded, is waited for: the answer is the real list, not "no
+// problems".
+func TestFaultEmptyPushWhileLoading(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{Indexing: &fakelsp.Indexing{Eager: true, PublishEmpty: true, EndAfter: "textDocument/hover"}}, nil)
+	events, stop := e.m.Subscribe(16)
+	defer stop()
+	e.prewarm()
+	done := make(chan *DiagnosticsReport, 1)
+	go func() {
+		rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	if ev := <-events; string(ev.Diagnostics) != "[]" || ev.Version != 1 {
+		t.Fatalf("first publish %+v, want the empty one for version 1", ev)
+	}
+	select {
+	case rep := <-done:
+		t.Fatalf("diagnostics answered from the empty publish made while loading: %+v", rep.Files[0])
+	default:
+	}
+	e.wantHover() // ends the loading: answered empty, re-asked once the loading ended
+	rep := <-done
+	if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 1 {
+		t.Fatalf("diagnostics after loading %+v", fd)
+	}
+}

@@ -189,6 +189,11 @@ type Indexing struct {
 	// a subprocess test gets an empty answer inside the window and the
 	// window's end after it, deterministically.
 	EndAfter string `json:"endAfter,omitempty"`
+	// PublishEmpty makes pushes during the window publish an empty list
+	// for the document's version instead of nothing, as
+	// typescript-language-server does while its project loads; the real
+	// diagnostics follow when the window ends.
+	PublishEmpty bool `json:"publishEmpty,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s".

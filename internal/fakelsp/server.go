@@ -504,6 +504,9 @@ func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri strin
 	enc, indexing := s.enc, s.indexing
 	s.mu.Unlock()
 	if indexing {
+		if s.script.Indexing.PublishEmpty {
+			return s.publish(uri, version, nil)
+		}
 		return nil // pushed when indexing ends
 	}
 	diags := diagnosticsFor(enc, text)

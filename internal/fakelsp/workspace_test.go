@@ -125,3 +125,31 @@ func TestIndexingEndAfter(t *testing.T) {
 		c.shutdownExit(done)
 	})
 }
+
+// TestIndexingPublishEmpty: with PublishEmpty a document opened while
+// indexing gets an empty publish for its version, and the real one when
+// indexing ends.
+func TestIndexingPublishEmpty(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(Script{Indexing: &Indexing{Eager: true, PublishEmpty: true}}, nil)
+		c, done := start(t, t.Context(), s)
+		c.initialize()
+		create := c.read()
+		if m := c.read(); m.Method != "$/progress" {
+			t.Fatalf("want begin, got %+v", m)
+		}
+		c.send(map[string]any{"jsonrpc": "2.0", "id": create.ID, "result": nil})
+		c.open(uri, "ERROR\n", 1)
+		if p := c.publish(); deref(p.Version) != 1 || len(p.Diagnostics) != 0 {
+			t.Fatalf("publish while indexing %+v", p)
+		}
+		s.EndIndexing()
+		if m := c.read(); m.Method != "$/progress" || !strings.Contains(string(m.Params), `"end"`) {
+			t.Fatalf("want end, got %+v", m)
+		}
+		if p := c.publish(); deref(p.Version) != 1 || len(p.Diagnostics) != 1 {
+			t.Fatalf("publish after indexing %+v", p)
+		}
+		c.shutdownExit(done)
+	})
+}
