@@ -144,6 +144,12 @@ type Component struct {
 	sockDir  string
 	ownsSock bool
 
+	// edits admits one applying action at a time across sessions: an
+	// edit is computed by the server from the files as they are, so a
+	// second one computed while the first is being written would be
+	// applied to content it never saw.
+	edits chan struct{}
+
 	mu       sync.Mutex
 	sessions map[string]*Session // by token
 	byACP    map[string]*Session // by ACP session id
@@ -187,6 +193,7 @@ func New(cfg Config, backend Backend) (*Component, error) {
 		sessions: map[string]*Session{},
 		byACP:    map[string]*Session{},
 		sockets:  map[*Session]net.Listener{},
+		edits:    make(chan struct{}, 1),
 	}, nil
 }
 
@@ -634,7 +641,9 @@ func (c *Component) PromptContext(acpSessionID string) string {
 	}
 	var b strings.Builder
 	b.WriteString("New problems reported by language servers since your last turn:\n")
-	more := func(n int) string { return fmt.Sprintf("… and %d more (call the lsp tool with action=diagnostics)\n", n) }
+	more := func(n int) string {
+		return fmt.Sprintf("… and %d more (call the lsp tool with action=diagnostics)\n", n)
+	}
 	// Room for the trailer is kept whenever some lines may not fit, so the
 	// block never exceeds the budget.
 	room := c.cfg.InjectBudget - len(more(len(lines)))
