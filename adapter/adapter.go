@@ -80,6 +80,11 @@ type Adapter struct {
 	wg   sync.WaitGroup
 
 	mu sync.Mutex
+	// synced is closed when the newest resync (filesChanged, didSave, a
+	// confirmed write) has reached the local servers. Requests taken after
+	// a resync wait for it, so an answer is never computed on content the
+	// agent already replaced (a rename and its revert in a row, say).
+	synced chan struct{}
 	// editor is what the editor offered in initialize; nil before it.
 	editor *offer
 	// agentNotes are the notifications the agent advertised accepting.
@@ -210,6 +215,40 @@ func (a *Adapter) noteKnown(uri string) {
 }
 
 // background runs f on the adapter's lifetime context, tracked by Close.
+// resync runs f (telling local servers that files changed) after every
+// earlier resync, off the message path; requests taken from now on wait for
+// it to finish.
+func (a *Adapter) resync(f func(ctx context.Context)) {
+	done := make(chan struct{})
+	a.mu.Lock()
+	prev := a.synced
+	a.synced = done
+	a.mu.Unlock()
+	a.background(func(ctx context.Context) {
+		defer close(done)
+		if prev != nil {
+			select {
+			case <-prev:
+			case <-ctx.Done():
+				return
+			}
+		}
+		f(ctx)
+	})
+}
+
+// awaitSync waits for the resync that was newest when the request was
+// taken, or for ctx.
+func awaitSync(ctx context.Context, synced <-chan struct{}) {
+	if synced == nil {
+		return
+	}
+	select {
+	case <-synced:
+	case <-ctx.Done():
+	}
+}
+
 func (a *Adapter) background(f func(ctx context.Context)) {
 	a.wg.Add(1)
 	go func() {
@@ -274,7 +313,7 @@ func (a *Adapter) written(m *proxy.Message) {
 	if !ok || m.Error() != nil {
 		return
 	}
-	a.background(func(ctx context.Context) {
+	a.resync(func(ctx context.Context) {
 		if err := a.mgr.FileChanged(ctx, path); err != nil {
 			a.log.Debug("resync after write", "path", path, "err", err)
 		}
@@ -326,9 +365,13 @@ func isExt(method string) bool {
 func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	method, _ := lspext.Canonical(m.Method)
 	params := m.Params()
+	a.mu.Lock()
+	synced := a.synced
+	a.mu.Unlock()
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
+		awaitSync(ctx, synced)
 		res, err := a.serve(ctx, hop, method, params)
 		if err != nil {
 			e := rpcError(ctx, method, err)
@@ -369,7 +412,7 @@ func (a *Adapter) filesChanged(hop *proxy.Hop, m *proxy.Message) {
 	if len(paths) == 0 {
 		return
 	}
-	a.background(func(ctx context.Context) {
+	a.resync(func(ctx context.Context) {
 		if err := a.mgr.FileChanged(ctx, paths...); err != nil {
 			a.log.Debug("resync after filesChanged", "err", err)
 		}

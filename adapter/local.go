@@ -24,7 +24,7 @@ func (a *Adapter) saved(uri string) {
 	if err != nil || a.cfg.NoLocal {
 		return
 	}
-	a.background(func(ctx context.Context) {
+	a.resync(func(ctx context.Context) {
 		if err := a.mgr.FileSaved(ctx, path); err != nil {
 			a.log.Debug("didSave not passed to local servers", "path", path, "err", err)
 		}
