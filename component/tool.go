@@ -175,7 +175,24 @@ type answer struct {
 	data any
 }
 
+// applies reports whether in writes files when it succeeds.
+func applies(in Input) bool {
+	switch in.Action {
+	case "rename", "rename_file", "format", "code_actions":
+		return in.Apply
+	}
+	return false
+}
+
 func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
+	if applies(in) {
+		select {
+		case s.c.edits <- struct{}{}:
+			defer func() { <-s.c.edits }()
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%s: waiting for another change to finish: %w", in.Action, ctx.Err())
+		}
+	}
 	switch in.Action {
 	case "diagnostics":
 		return s.diagnostics(ctx, in)
