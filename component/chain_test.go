@@ -460,3 +460,31 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 		t.Errorf("second prompt changed: %s", m.raw)
 	}
 }
+
+// TestGoplsCodeActionApply: gopls's organize-imports action, listed with a
+// kind filter and applied by index through the chain, removes the unused
+// import on disk after the editor allowed it.
+func TestGoplsCodeActionApply(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	src := "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() { fmt.Println() }\n"
+	os.WriteFile(main, []byte(src), 0o644)
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	cs := sc.open(t, root)
+	args := map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "column": 2, "kind": "source.organizeImports"}
+	text, isErr, _ := callFull(t, cs, args)
+	if isErr || !strings.Contains(text, "1. ") || !strings.Contains(text, "[source.organizeImports]") {
+		t.Fatalf("list: %s", text)
+	}
+	args["apply"], args["index"] = true, 1
+	text, isErr, _ = callFull(t, cs, args)
+	if isErr || !strings.Contains(text, "applied") {
+		t.Fatalf("apply: %s", text)
+	}
+	<-sc.asked
+	if b, _ := os.ReadFile(main); strings.Contains(string(b), `"os"`) || !strings.Contains(string(b), `"fmt"`) {
+		t.Errorf("after organize imports:\n%s", b)
+	}
+}
