@@ -256,11 +256,22 @@ func (c *Component) explain(ctx context.Context, err error) error {
 		}
 		err = &upstreamError{errors.New(msg)}
 	}
+	busy := c.busyServers(ctx)
+	if len(busy) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w\nnote: %s: the failure above is not an empty result; try again in a few seconds", err, strings.Join(busy, ", "))
+}
+
+// busyServers names the servers that are starting or indexing ("gopls is
+// indexing"), asking status for at most statusWait; nil when none are or
+// status cannot tell.
+func (c *Component) busyServers(ctx context.Context) []string {
 	sctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
-	infos, serr := c.backend.Status(sctx)
-	if serr != nil {
-		return err
+	infos, err := c.backend.Status(sctx)
+	if err != nil {
+		return nil
 	}
 	var busy []string
 	for _, i := range infos {
@@ -268,8 +279,15 @@ func (c *Component) explain(ctx context.Context, err error) error {
 			busy = append(busy, i.Name+" is "+i.State)
 		}
 	}
+	return busy
+}
+
+// emptyNote is added to an empty answer: when a server is still starting
+// or indexing, the emptiness may only mean it is not ready.
+func (c *Component) emptyNote(ctx context.Context) string {
+	busy := c.busyServers(ctx)
 	if len(busy) == 0 {
-		return err
+		return ""
 	}
-	return fmt.Errorf("%w\nnote: %s: the failure above is not an empty result; try again in a few seconds", err, strings.Join(busy, ", "))
+	return strings.Join(busy, ", ") + ": this empty answer may only mean it is not ready yet; try again in a few seconds"
 }

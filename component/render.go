@@ -223,7 +223,7 @@ func groupByFile(items []item) (map[string][]item, []string) {
 	return groups, order
 }
 
-func (s *Session) renderLocations(in Input, title string, locs []Location, context bool) *answer {
+func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []Location, context bool) *answer {
 	r := s.newRenderer()
 	items := make([]item, 0, len(locs))
 	for _, l := range locs {
@@ -239,6 +239,9 @@ func (s *Session) renderLocations(in Input, title string, locs []Location, conte
 	page(in, items, l)
 	if l.Total == 0 {
 		l.Notes = append(l.Notes, "the server found nothing at this position (check line and symbol; during indexing try again)")
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
 	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}
 }
@@ -431,6 +434,11 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	if l.Total == 0 && in.Kind != "" {
 		l.Notes = append(l.Notes, fmt.Sprintf("nothing of kind %q; call again without kind to see every symbol", in.Kind))
 	}
+	if l.Total == 0 {
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
+	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
 }
 
@@ -460,7 +468,11 @@ func (s *Session) prepare(ctx context.Context, in Input, method string) (*target
 		}
 	}
 	if len(items) == 0 {
-		return nil, nil, fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+		err := fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+		if n := s.c.emptyNote(ctx); n != "" {
+			err = fmt.Errorf("%w\nnote: %s", err, n)
+		}
+		return nil, nil, err
 	}
 	return t, items, nil
 }
@@ -510,6 +522,11 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 	}
 	l := &listing{Title: title}
 	page(in, items, l)
+	if l.Total == 0 {
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
+	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
 }
 
@@ -543,6 +560,11 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 	sortItems(items)
 	l := &listing{Title: dir}
 	page(in, items, l)
+	if l.Total == 0 {
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
+	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
 }
 

@@ -318,7 +318,11 @@ func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) 
 		}
 	}
 	if len(exact) == 0 {
-		return nil, fmt.Errorf("no symbol named %q in the workspace; give file and line", name)
+		err := fmt.Errorf("no symbol named %q in the workspace; give file and line", name)
+		if n := s.c.emptyNote(ctx); n != "" {
+			err = fmt.Errorf("%w\nnote: %s", err, n)
+		}
+		return nil, err
 	}
 	if len(exact) > 1 {
 		var b strings.Builder
@@ -380,7 +384,7 @@ func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Action, err)
 	}
-	return s.renderLocations(in, strings.ReplaceAll(in.Action, "_", " "), locs, true), nil
+	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true), nil
 }
 
 func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
@@ -399,7 +403,7 @@ func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
-	return s.renderLocations(in, "references", locs, true), nil
+	return s.renderLocations(ctx, in, "references", locs, true), nil
 }
 
 func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
@@ -413,7 +417,11 @@ func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
 	}
 	text := hoverText(raw)
 	if text == "" {
-		return &answer{text: "no hover information at " + s.newRenderer().loc(t.uri, lspPosition(t.pos)), data: map[string]any{"hover": nil}}, nil
+		text := "no hover information at " + s.newRenderer().loc(t.uri, lspPosition(t.pos))
+		if n := s.c.emptyNote(ctx); n != "" {
+			text += "\nnote: " + n
+		}
+		return &answer{text: text, data: map[string]any{"hover": nil}}, nil
 	}
 	return &answer{text: s.clip(text), data: map[string]any{"hover": text}}, nil
 }
