@@ -69,7 +69,9 @@ func TestClientEOFWithASwallowingProxy(t *testing.T) {
 	t.Parallel()
 	b := linkBins(t)
 	agent := faultAgent(t, b.dir, "quiet-agent", "exec cat >/dev/null\n")
-	blackhole := faultAgent(t, b.dir, "blackhole-proxy", "exec cat >/dev/null\n")
+	// The shell keeps its stdout (the pipe to acp-lsp) open while cat
+	// swallows the input: a proxy that is alive and forwards nothing.
+	blackhole := faultAgent(t, b.dir, "blackhole-proxy", "cat >/dev/null\n")
 	var out bytes.Buffer
 	opts := Options{
 		Agent:  []string{agent},
