@@ -463,17 +463,27 @@ var SetupMethods = map[string]bool{
 // load/resume/fork the ACP session id in params is bound at once; for
 // session/new call Bind with the id from the response.
 func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, error) {
+	out, s, id, err := c.patchSessionSetup(params, agentHTTP)
+	if err == nil && id != "" {
+		c.Bind(s, id)
+	}
+	return out, s, err
+}
+
+// patchSessionSetup is PatchSessionSetup without binding: it also returns
+// the session id found in params ("" for session/new).
+func (c *Component) patchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, string, error) {
 	rawCwd, ok := proxy.GetPath(params, "cwd")
 	if !ok {
-		return nil, nil, errors.New("component: session setup without cwd")
+		return nil, nil, "", errors.New("component: session setup without cwd")
 	}
 	var cwd string
 	if err := json.Unmarshal(rawCwd, &cwd); err != nil {
-		return nil, nil, fmt.Errorf("component: session setup cwd: %w", err)
+		return nil, nil, "", fmt.Errorf("component: session setup cwd: %w", err)
 	}
 	s, err := c.NewSession(cwd)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	t := c.cfg.Transport
 	if t == TransportAuto {
@@ -484,15 +494,14 @@ func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (j
 	}
 	out, err := AppendMCPServer(params, c.Entry(s, t))
 	if err != nil {
-		return nil, nil, err
+		c.CloseSession(s)
+		return nil, nil, "", err
 	}
+	var id string
 	if rawID, ok := proxy.GetPath(params, "sessionId"); ok {
-		var id string
-		if json.Unmarshal(rawID, &id) == nil && id != "" {
-			c.Bind(s, id)
-		}
+		json.Unmarshal(rawID, &id)
 	}
-	return out, s, nil
+	return out, s, id, nil
 }
 
 // AppendMCPServer appends entry to params.mcpServers, keeping every other

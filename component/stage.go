@@ -23,9 +23,15 @@ type Stage struct {
 	ready     chan struct{}
 	started   chan struct{}
 	agentHTTP bool
-	// pending are session/new requests passed on, by raw id, awaiting the
-	// agent's session id.
-	pending map[string]*Session
+	// pending are session setup requests passed on, by raw id, awaiting
+	// the agent's answer (session/new's carries the session id).
+	pending map[string]pendingSetup
+}
+
+// pendingSetup is a session setup request on its way to the agent.
+type pendingSetup struct {
+	s        *Session
+	paramsID string
 }
 
 var (
@@ -37,7 +43,7 @@ var (
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
-	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]*Session{}}
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}}
 	wire := &Wire{
 		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			hop, err := st.waitHop(ctx)
@@ -115,7 +121,7 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		st.mu.Lock()
 		agentHTTP := st.agentHTTP
 		st.mu.Unlock()
-		patched, s, err := st.c.PatchSessionSetup(m.Params(), agentHTTP)
+		patched, s, paramsID, err := st.c.patchSessionSetup(m.Params(), agentHTTP)
 		if err != nil {
 			hop.Logger().Warn("lsp tool not injected", "method", m.Method, "err", err)
 			hop.ToAgent(m)
@@ -123,15 +129,14 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		}
 		out, err := m.WithParams(patched)
 		if err != nil {
+			st.c.CloseSession(s)
 			hop.Logger().Warn("lsp tool not injected", "method", m.Method, "err", err)
 			hop.ToAgent(m)
 			return
 		}
-		if m.Method == "session/new" {
-			st.mu.Lock()
-			st.pending[string(m.ID)] = s
-			st.mu.Unlock()
-		}
+		st.mu.Lock()
+		st.pending[string(m.ID)] = pendingSetup{s, paramsID}
+		st.mu.Unlock()
 		hop.ToAgent(out)
 	case m.Kind == proxy.KindRequest && m.Method == "session/prompt":
 		params := m.Params()
@@ -176,16 +181,32 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 			st.agentHTTP = string(raw) == "true"
 			st.mu.Unlock()
 		}
-	case m.Kind == proxy.KindResponse && m.Method == "session/new":
+	case m.Kind == proxy.KindResponse && SetupMethods[m.Method]:
 		st.mu.Lock()
-		s := st.pending[string(m.ID)]
+		p, ok := st.pending[string(m.ID)]
 		delete(st.pending, string(m.ID))
 		st.mu.Unlock()
-		if raw, ok := proxy.GetPath(m.Result(), "sessionId"); ok && s != nil {
-			var id string
-			if json.Unmarshal(raw, &id) == nil {
-				st.c.Bind(s, id)
+		if !ok {
+			break
+		}
+		if len(m.Error()) > 0 {
+			// The agent refused the session: its MCP server would
+			// otherwise stay open (socket, token) for good, and a
+			// refused load must not take over a live session's id.
+			st.c.CloseSession(p.s)
+			break
+		}
+		// new and fork answer the (new) session's id; load and resume
+		// keep the one they named.
+		id := p.paramsID
+		if raw, ok := proxy.GetPath(m.Result(), "sessionId"); ok {
+			var rid string
+			if json.Unmarshal(raw, &rid) == nil && rid != "" {
+				id = rid
 			}
+		}
+		if id != "" {
+			st.c.Bind(p.s, id)
 		}
 	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
 		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {

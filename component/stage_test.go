@@ -252,6 +252,32 @@ func TestStageSetupMethods(t *testing.T) {
 					t.Errorf("%s: session %s not bound", method, sid)
 				}
 			}
+			// A fork is bound to the new session's id from the answer; the
+			// source session keeps its own.
+			c := st.Component()
+			s0 := c.SessionByACP("S0")
+			editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":98,"method":"session/fork","params":{"sessionId":"S0","cwd":%q,"mcpServers":[]}}`, root))
+			agent.recv(t)
+			agent.send(t, `{"jsonrpc":"2.0","id":98,"result":{"sessionId":"F1"}}`)
+			editor.recv(t)
+			if f := c.SessionByACP("F1"); f == nil || f == s0 || c.SessionByACP("S0") != s0 {
+				t.Errorf("fork bound %p, source %p (was %p)", f, c.SessionByACP("S0"), s0)
+			}
+			// A setup the agent refuses leaves no MCP server behind and
+			// does not take over the live session's id.
+			c.mu.Lock()
+			before := len(c.sessions)
+			c.mu.Unlock()
+			editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":99,"method":"session/load","params":{"sessionId":"S0","cwd":%q,"mcpServers":[]}}`, root))
+			agent.recv(t)
+			agent.send(t, `{"jsonrpc":"2.0","id":99,"error":{"code":-32002,"message":"no such session"}}`)
+			editor.recv(t)
+			c.mu.Lock()
+			after := len(c.sessions)
+			c.mu.Unlock()
+			if after != before || c.SessionByACP("S0") != s0 {
+				t.Errorf("refused session/load left a session (%d → %d) or took the id", before, after)
+			}
 		})
 	}
 }
