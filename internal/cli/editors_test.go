@@ -193,8 +193,13 @@ func runEntry(t *testing.T, e agentServer, bin, path string) {
 // and checks that the lsp tool answered.
 func TestEditorDocsACPX(t *testing.T) {
 	acpx := peers.Require(t, "acpx")
-	peers.Require(t, "gopls")
 	bin := acpLSPBin(t)
+	// gopls through a link in bin, so that its command line names bin and
+	// a gopls outliving the session is found (it would also write into
+	// HOME while the test removes it).
+	if err := os.Symlink(peers.Require(t, "gopls"), filepath.Join(bin, "gopls")); err != nil {
+		t.Fatal(err)
+	}
 	path := strings.Join(append([]string{bin}, peers.SearchPath()...), string(os.PathListSeparator))
 	n := 0
 	for _, block := range docBlocks(t, filepath.Join(peers.ModuleRoot(), "docs/editors.md"), "") {
