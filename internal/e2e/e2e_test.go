@@ -494,9 +494,10 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 					t.Fatalf("acp-lsp trust: %v\n%s", err, out)
 				}
 			}
-			answers, tr, _ := runScriptedIn(t, env, fronts[0], dir, tt.steps, tt.flags)
-			checkAnswers(t, tt.steps, answers)
-			asks := len(tr.Requests("session/request_permission"))
+			d := startDirect(t, env, dir, strings.Fields(tt.flags)...)
+			checkAnswers(t, tt.steps, []string{d.turn("lsp " + tt.steps[0].args)})
+			d.stop()
+			asks := len(d.client.Permissions())
 			renamed, err := os.ReadFile(filepath.Join(dir, "calc.go"))
 			if err != nil {
 				t.Fatal(err)
@@ -706,8 +707,9 @@ func TestServerTablesReachLSP(t *testing.T) {
 		{"missing gopls", `{"action":"hover","file":"calc.go","line":4,"symbol":"Add"}`,
 			[]string{`"no-such-gopls-binary" not found`, "go install golang.org/x/tools/gopls"}},
 	}
-	answers, _, _ := runScriptedIn(t, env, fronts[0], dir, steps, "")
-	checkAnswers(t, steps, answers)
+	d := startDirect(t, env, dir)
+	checkAnswers(t, steps, []string{d.turn("lsp " + steps[0].args)})
+	d.stop()
 	checkNoLeftovers(t, env)
 }
 
@@ -719,33 +721,8 @@ func TestContextInjection(t *testing.T) {
 	env := opencodetest.NewEnv(t)
 	writeUserConfig(t, env)
 	dir := workspace(t)
-	p := opencodetest.Start(t, env, dir, bin.acplsp, "--", bin.acplsp, "agent")
-	client := opencodetest.NewClient()
-	conn := p.Connect(client)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, p.Stderr())
-	}
-	sess, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatalf("session/new: %v\n%s", err, p.Stderr())
-	}
-	turn := func(prompt string) string {
-		t.Helper()
-		before := len(client.Updates())
-		res, err := conn.Prompt(ctx, acp.PromptRequest{SessionId: sess.SessionId, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
-		if err != nil || res.StopReason != acp.StopReasonEndTurn {
-			t.Fatalf("prompt %q: %v %v\n%s", prompt, res.StopReason, err, p.Stderr())
-		}
-		var text strings.Builder
-		for _, u := range client.Updates()[before:] {
-			if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
-				text.WriteString(c.Content.Text.Text)
-			}
-		}
-		return text.String()
-	}
+	d := startDirect(t, env, dir)
+	turn := d.turn
 	const newError = "cannot use Sum(n, 1) (value of type int) as string value in variable declaration"
 	// The rename changes broken.go; the diagnostics call waits until
 	// gopls has published for its new content.
@@ -764,8 +741,63 @@ func TestContextInjection(t *testing.T) {
 	if strings.Contains(third, "cannot use") {
 		t.Errorf("third turn: nothing changed, yet the prompt carried errors again:\n%s", third)
 	}
-	if err := p.Stop(); err != nil {
-		t.Error(err)
-	}
+	d.stop()
 	env.RequireNoLeftovers(t)
+}
+
+// direct is `acp-lsp [flags] -- acp-lsp agent` driven by the Go SDK client
+// (opencodetest.Client: records updates, allows permissions): much quicker
+// to start than acpx, for checks that need no third-party client.
+type direct struct {
+	t      *testing.T
+	p      *opencodetest.Process
+	client *opencodetest.Client
+	conn   *acp.ClientSideConnection
+	sess   acp.SessionId
+	ctx    context.Context
+}
+
+// startDirect starts acp-lsp in dir with env and opens a session in dir.
+func startDirect(t *testing.T, env *opencodetest.Env, dir string, flags ...string) *direct {
+	t.Helper()
+	argv := append(append([]string{bin.acplsp}, flags...), "--", bin.acplsp, "agent")
+	d := &direct{t: t, p: opencodetest.Start(t, env, dir, argv...), client: opencodetest.NewClient()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	d.ctx = ctx
+	d.conn = d.p.Connect(d.client)
+	if _, err := d.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatalf("initialize: %v\n%s", err, d.p.Stderr())
+	}
+	sess, err := d.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatalf("session/new: %v\n%s", err, d.p.Stderr())
+	}
+	d.sess = sess.SessionId
+	return d
+}
+
+// turn sends one prompt and returns the agent's text of that turn.
+func (d *direct) turn(prompt string) string {
+	d.t.Helper()
+	before := len(d.client.Updates())
+	res, err := d.conn.Prompt(d.ctx, acp.PromptRequest{SessionId: d.sess, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
+	if err != nil || res.StopReason != acp.StopReasonEndTurn {
+		d.t.Fatalf("prompt %q: %v %v\n%s", prompt, res.StopReason, err, d.p.Stderr())
+	}
+	var text strings.Builder
+	for _, u := range d.client.Updates()[before:] {
+		if c := u.Update.AgentMessageChunk; c != nil && c.Content.Text != nil {
+			text.WriteString(c.Content.Text.Text)
+		}
+	}
+	return text.String()
+}
+
+// stop closes the editor's side and waits for acp-lsp to exit.
+func (d *direct) stop() {
+	d.t.Helper()
+	if err := d.p.Stop(); err != nil {
+		d.t.Error(err)
+	}
 }
