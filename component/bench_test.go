@@ -212,3 +212,48 @@ func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
 	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
 	b.ReportMetric(float64(tool)/float64(direct), "ratio")
 }
+
+// BenchmarkToolOverhead isolates the component's own work: a hover
+// answered by the canned backend (no server) against the floor, a call
+// refused before any work, over the same in-memory MCP session. The
+// difference is what the component adds per call.
+func BenchmarkToolOverhead(b *testing.B) {
+	root := b.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	fb := newFake()
+	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, fb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := connect(b, s)
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"floor", map[string]any{"action": ""}},
+		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			p := &mcp.CallToolParams{Name: "lsp", Arguments: bc.args}
+			for b.Loop() {
+				if _, err := cs.CallTool(ctx, p); err != nil {
+					b.Fatal(err)
+				}
+				fb.mu.Lock()
+				fb.requests = fb.requests[:0]
+				fb.mu.Unlock()
+			}
+		})
+	}
+}
