@@ -292,7 +292,9 @@ func (s *Stack) Close() error {
 		err = errors.New("stack: chain did not stop within 30s")
 	}
 	s.Adapter.Close()
-	if errors.Is(err, context.Canceled) {
+	// Both ends are closed at once on purpose: whichever the chain sees
+	// first (client EOF, agent EOF, cancel) is an orderly end here.
+	if errors.Is(err, context.Canceled) || errors.Is(err, proxy.ErrAgentGone) {
 		err = nil
 	}
 	return err
