@@ -1,13 +1,18 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"sort"
+	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -28,6 +33,84 @@ type document struct {
 	// pull keeps the last pulled report per identifier for "unchanged"
 	// answers.
 	pull map[string]pullState
+	// resend: the workspace changed under the server since this version
+	// was sent (a file deleted or changed on disk), so diagnostics the
+	// server published for it may be outdated; the next sync sends the
+	// same text again with a new version, and the diagnostics wait for
+	// that one.
+	resend bool
+}
+
+// DefaultMaxFileSize is Options.MaxFileSize's default: 10 MiB.
+const DefaultMaxFileSize = 10 << 20
+
+// Reasons a file is not sent to a language server, wrapped by *FileError.
+var (
+	// ErrFileTooLarge: the file is over Options.MaxFileSize.
+	ErrFileTooLarge = errors.New("file too large")
+	// ErrBinaryFile: the file holds NUL bytes or invalid UTF-8, so it is
+	// not text a language server could read.
+	ErrBinaryFile = errors.New("binary file")
+)
+
+// FileError says why a file was not sent to its language server. The
+// server is not told about the file (a copy it had open is closed) and
+// keeps serving every other file. errors.Is matches ErrFileTooLarge or
+// ErrBinaryFile.
+type FileError struct {
+	Path string
+	// Size is the file's size in bytes.
+	Size int64
+	// Limit is the cap a too-large file is over (Options.MaxFileSize).
+	Limit int64
+	// Offset is the first NUL byte or invalid UTF-8 of a binary file.
+	Offset int
+	// Err is ErrFileTooLarge or ErrBinaryFile.
+	Err error
+}
+
+func (e *FileError) Error() string {
+	if errors.Is(e.Err, ErrFileTooLarge) {
+		size := byteSize(e.Size)
+		if e.Size >= 1<<10 {
+			size += fmt.Sprintf(" (%d bytes)", e.Size)
+		}
+		return fmt.Sprintf("sync %s: too large for a language server: %s, the cap is %s (MaxFileSize); not sent to the server",
+			e.Path, size, byteSize(e.Limit))
+	}
+	return fmt.Sprintf("sync %s: binary content (NUL byte or invalid UTF-8 at byte %d of %d), not text; not sent to the server",
+		e.Path, e.Offset, e.Size)
+}
+
+// Unwrap returns the reason.
+func (e *FileError) Unwrap() error { return e.Err }
+
+// byteSize says n bytes as a person reads it: 217 bytes, 4.0 KiB, 12.0 MiB.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// binaryAt returns the offset of the first NUL byte or invalid UTF-8
+// sequence in b, or -1 when b is UTF-8 text.
+func binaryAt(b []byte) int {
+	first := bytes.IndexByte(b, 0)
+	if first < 0 && utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == 0 || (r == utf8.RuneError && n == 1) {
+			return i
+		}
+		i += n
+	}
+	return first
 }
 
 type pullState struct {
@@ -45,16 +128,25 @@ func (p *proc) sync(path string) (document, error) {
 	defer p.syncMu.Unlock()
 	now := p.srv.mgr.now()
 	defer p.closeIdle(path, now)
+	p.closeVanished()
 	fi, err := os.Stat(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return document{}, &fs.PathError{Op: "sync", Path: path, Err: syscall.ENOENT}
+		}
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
 	}
 	if fi.IsDir() {
 		return document{}, fmt.Errorf("sync %s: is a directory", path)
 	}
+	limit := p.srv.mgr.opts.MaxFileSize
+	if limit > 0 && fi.Size() > limit {
+		p.closeDocLocked(path)
+		return document{}, &FileError{Path: path, Size: fi.Size(), Limit: limit, Err: ErrFileTooLarge}
+	}
 	p.mu.Lock()
 	d := p.docs[path]
-	if d != nil && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
+	if d != nil && !d.resend && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
 		d.lastUsed = now
 		snap := *d
 		p.mu.Unlock()
@@ -65,10 +157,18 @@ func (p *proc) sync(path string) (document, error) {
 	if err != nil {
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
 	}
+	if limit > 0 && int64(len(b)) > limit { // it grew since the stat
+		p.closeDocLocked(path)
+		return document{}, &FileError{Path: path, Size: int64(len(b)), Limit: limit, Err: ErrFileTooLarge}
+	}
+	if off := binaryAt(b); off >= 0 {
+		p.closeDocLocked(path)
+		return document{}, &FileError{Path: path, Size: int64(len(b)), Offset: off, Err: ErrBinaryFile}
+	}
 	sum := sha256.Sum256(b)
 	text := string(b)
 	p.mu.Lock()
-	if d != nil && d.hash == sum {
+	if d != nil && !d.resend && d.hash == sum {
 		d.size, d.mtime, d.lastUsed = fi.Size(), fi.ModTime(), now
 		snap := *d
 		p.mu.Unlock()
@@ -94,6 +194,7 @@ func (p *proc) sync(path string) (document, error) {
 	d.hash, d.size, d.mtime, d.lastUsed = sum, fi.Size(), fi.ModTime(), now
 	d.text = position.NewDocumentString(text)
 	d.sentSeq = seq
+	d.resend = false
 	snap := *d
 	evict := p.evictLocked(path)
 	p.mu.Unlock()
@@ -105,6 +206,83 @@ func (p *proc) sync(path string) (document, error) {
 		_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
 	}
 	return snap, nil
+}
+
+// closeVanished closes the open documents whose file is gone from disk
+// (deleted by the agent's shell, say, with nobody telling us): the server
+// would otherwise keep analysing its open copy, and files that used the
+// deleted one would still compile in its eyes. Servers that watch files
+// also get a Deleted event, and every other open document is sent again
+// before its next request, so its diagnostics are recomputed without the
+// deleted file. It costs one stat per open document per sync (at most
+// MaxOpenDocuments); syncMu is held.
+func (p *proc) closeVanished() {
+	p.mu.Lock()
+	paths := make([]string, 0, len(p.docs))
+	for path := range p.docs {
+		paths = append(paths, path)
+	}
+	p.mu.Unlock()
+	var gone []string
+	for _, path := range paths {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, path)
+		}
+	}
+	if len(gone) == 0 {
+		return
+	}
+	sort.Strings(gone)
+	for _, path := range gone {
+		p.closeDocLocked(path)
+	}
+	p.log.Info("closed documents deleted on disk", "server", p.srv.cfg.Name, "files", gone)
+	changes := make([]fileChange, len(gone))
+	for i, path := range gone {
+		changes[i] = fileChange{URI: edit.URIFromPath(path), Type: 3}
+	}
+	_ = p.notifyWatched(changes)
+	p.markResend()
+}
+
+// markResend marks every open document to be sent again at its next
+// sync: the workspace changed under it.
+func (p *proc) markResend() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.docs {
+		d.resend = true
+	}
+}
+
+type fileChange struct {
+	URI  string `json:"uri"`
+	Type int    `json:"type"`
+}
+
+// watchesFiles reports whether the server registered file watchers
+// (client/registerCapability of workspace/didChangeWatchedFiles). Servers
+// that did not register have no use for the notification (LSP leaves
+// watching to the client only where asked), and some log every one as
+// unexpected.
+func (p *proc) watchesFiles() bool {
+	return len(p.dynamic("workspace/didChangeWatchedFiles")) > 0
+}
+
+// notifyWatched sends workspace/didChangeWatchedFiles where the server
+// registered watchers. Watchers' glob patterns are not matched here: a
+// server filters the events it gets by its own patterns.
+func (p *proc) notifyWatched(changes []fileChange) error {
+	if !p.watchesFiles() || len(changes) == 0 {
+		return nil
+	}
+	raw, err := encode(struct {
+		Changes []fileChange `json:"changes"`
+	}{changes})
+	if err != nil {
+		return err
+	}
+	return p.notify("workspace/didChangeWatchedFiles", raw)
 }
 
 // closeIdle closes the documents other than keep that no request used for
@@ -156,10 +334,15 @@ func (p *proc) evictLocked(keep string) []string {
 	return out
 }
 
-// close sends didClose for path if it is open.
+// closeDoc sends didClose for path if it is open.
 func (p *proc) closeDoc(path string) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
+	p.closeDocLocked(path)
+}
+
+// closeDocLocked is closeDoc with syncMu held.
+func (p *proc) closeDocLocked(path string) {
 	p.mu.Lock()
 	d := p.docs[path]
 	delete(p.docs, path)
@@ -250,14 +433,14 @@ func parseSave(raw json.RawMessage) saveKind {
 	return saveNotify
 }
 
-// watched sends workspace/didChangeWatchedFiles for paths, resyncing the
-// open ones first.
+// watched tells the server that paths changed on disk: deleted ones are
+// closed, open ones resynced, workspace/didChangeWatchedFiles sent where
+// the server watches files, and every open document is sent again before
+// its next request (its diagnostics may depend on the changed files, and
+// a server that echoes versions would otherwise seem to have reported on
+// it already).
 func (p *proc) watched(paths []string) error {
-	type change struct {
-		URI  string `json:"uri"`
-		Type int    `json:"type"`
-	}
-	var changes []change
+	var changes []fileChange
 	for _, path := range paths {
 		typ := 2
 		if _, err := os.Stat(path); os.IsNotExist(err) {
@@ -273,15 +456,11 @@ func (p *proc) watched(paths []string) error {
 				}
 			}
 		}
-		changes = append(changes, change{URI: edit.URIFromPath(path), Type: typ})
+		changes = append(changes, fileChange{URI: edit.URIFromPath(path), Type: typ})
 	}
-	raw, err := encode(struct {
-		Changes []change `json:"changes"`
-	}{changes})
-	if err != nil {
-		return err
-	}
-	return p.notify("workspace/didChangeWatchedFiles", raw)
+	err := p.notifyWatched(changes)
+	p.markResend()
+	return err
 }
 
 // renamed tells the server that files moved: the old document is closed,

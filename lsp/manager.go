@@ -49,6 +49,13 @@ type Options struct {
 	// Default 10 minutes; negative keeps documents open until the LRU
 	// bound or the server's idle teardown closes them.
 	DocumentIdle time.Duration
+	// MaxFileSize is the largest file, in bytes, sent to a server
+	// (default DefaultMaxFileSize, 10 MiB; negative: no cap). A request
+	// or diagnostics about a larger file fails with a *FileError naming
+	// the file, its size and the cap; servers choke on such files (gopls
+	// type-checks a 12 MiB literal for seconds, holding its memory) and
+	// they are generated data, not code an agent reads through a server.
+	MaxFileSize int64
 	// MaxRestarts is how many crashes within RestartWindow are restarted
 	// before the circuit opens. Defaults 5 and 3 minutes; a negative
 	// MaxRestarts never restarts a crashed server (until the window has
@@ -106,6 +113,9 @@ func NewManager(opts Options) (*Manager, error) {
 	opts.Timeouts = opts.Timeouts.withDefaults(DefaultTimeouts)
 	if opts.MaxOpenDocuments <= 0 {
 		opts.MaxOpenDocuments = 200
+	}
+	if opts.MaxFileSize == 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
 	}
 	if opts.DocumentIdle == 0 {
 		opts.DocumentIdle = 10 * time.Minute
@@ -278,8 +288,11 @@ func (m *Manager) route(path string) (string, *server, error) {
 // result. params is the full LSP params object (including textDocument);
 // positions in params and in the result are UTF-16. It returns an
 // *IndexingError instead of an empty result while the server is loading,
-// a *MissingServerError when the program is not installed, and errors
-// wrapping ErrTimeout, ErrServerExited, ErrOutsideWorkspace or ErrNoServer.
+// a *MissingServerError when the program is not installed, a *FileError
+// for a file over Options.MaxFileSize or not text (nothing is sent), an
+// error wrapping fs.ErrNotExist ("no such file") for a file gone from
+// disk (closed on the server if it was open), and errors wrapping
+// ErrTimeout, ErrServerExited, ErrOutsideWorkspace or ErrNoServer.
 func (m *Manager) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
 	abs, s, err := m.resolve(path)
 	if err != nil {
@@ -396,8 +409,11 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 }
 
 // FileChanged tells running servers that files changed on disk (created,
-// changed or deleted): open documents are resynced and
-// workspace/didChangeWatchedFiles is sent. It starts no server.
+// changed or deleted): deleted documents are closed, open ones resynced,
+// workspace/didChangeWatchedFiles is sent to servers that registered file
+// watchers, and every open document is sent again (new version) before
+// its next request, so its diagnostics reflect the change. It starts no
+// server.
 func (m *Manager) FileChanged(ctx context.Context, paths ...string) error {
 	var errs []error
 	for _, p := range m.running() {

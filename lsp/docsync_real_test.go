@@ -1,0 +1,120 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+)
+
+// realWorkspace writes files under a fresh temporary root.
+func realWorkspace(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestRealDeletedDependency: gopls had gone.go open; the file is deleted
+// on disk with nobody telling the Manager. Diagnostics of main.go, which
+// calls twice from gone.go, must show the break, whether main.go was
+// open before (gopls had published "no problems" for its version: the
+// resend makes it publish again) or not; a request about gone.go says
+// "no such file".
+func TestRealDeletedDependency(t *testing.T) {
+	peers.Require(t, "gopls")
+	for _, mainOpen := range []bool{false, true} {
+		name := "main.go not open"
+		if mainOpen {
+			name = "main.go open"
+		}
+		t.Run(name, func(t *testing.T) {
+			root := realWorkspace(t, map[string]string{
+				"go.mod":  "module example.com/del\n\ngo 1.22\n",
+				"main.go": "package main\n\nfunc main() { println(twice(2)) }\n",
+				"gone.go": "package main\n\n// twice doubles x.\nfunc twice(x int) int { return 2 * x }\n",
+			})
+			main, gone := filepath.Join(root, "main.go"), filepath.Join(root, "gone.go")
+			m := newRealManager(t, root)
+			defer m.Close(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			if mainOpen {
+				rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
+				if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 0 {
+					t.Fatalf("main.go before: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
+				}
+			}
+			if raw, err := m.Hover(ctx, gone, at(t, gone, "func twice", "twice", 1)); err != nil || !strings.Contains(string(raw), "func twice(x int) int") {
+				t.Fatalf("hover in gone.go: %s %v", raw, err)
+			}
+			if err := os.Remove(gone); err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
+			if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: twice") {
+				t.Fatalf("main.go after gone.go was deleted: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
+			}
+			if _, err := m.Hover(ctx, gone, Position{Line: 3, Character: 6}); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), gone) {
+				t.Fatalf("hover in the deleted gone.go: %v", err)
+			}
+			if st := m.Servers(); st[0].OpenDocuments != 1 {
+				t.Fatalf("open documents %d, want 1 (main.go)", st[0].OpenDocuments)
+			}
+		})
+	}
+}
+
+// TestRealFileCaps: with gopls, a Go file over the default cap (12 MiB)
+// and one with binary content get clear errors, not gopls's "no
+// problems", and gopls keeps answering about main.go.
+func TestRealFileCaps(t *testing.T) {
+	peers.Require(t, "gopls")
+	root := realWorkspace(t, map[string]string{
+		"go.mod":           "module example.com/big\n\ngo 1.22\n",
+		"main.go":          "package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { println(add(1, 2)) }\n",
+		"testdata/huge.go": "package main\n\nvar Huge = `" + strings.Repeat("x", 12<<20) + "`\n",
+		"testdata/blob.go": "package main\n\x00\x01\x02\xff\xfe binary \x00 data\n",
+	})
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	for _, c := range []struct {
+		file, want string
+		is         error
+	}{
+		{"testdata/huge.go", "too large for a language server: 12.0 MiB", ErrFileTooLarge},
+		{"testdata/blob.go", "binary content", ErrBinaryFile},
+	} {
+		path := filepath.Join(root, c.file)
+		if _, err := m.DocumentSymbols(ctx, path); !errors.Is(err, c.is) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("symbols of %s: %v, want %q", c.file, err, c.want)
+		}
+		rep, _ := m.Diagnostics(ctx, []string{path}, DiagnosticsOptions{})
+		if fd := rep.Files[0]; fd.Verdict != Failed || !strings.Contains(fd.Detail, path) || !strings.Contains(fd.Detail, c.want) {
+			t.Errorf("diagnostics of %s: %s %q", c.file, fd.Verdict, fd.Detail)
+		}
+	}
+	main := filepath.Join(root, "main.go")
+	if raw, err := m.Hover(ctx, main, at(t, main, "func add", "add", 1)); err != nil || !strings.Contains(string(raw), "func add(a int, b int) int") {
+		t.Fatalf("hover in main.go after the bad files: %s %v", raw, err)
+	}
+}
