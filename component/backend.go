@@ -143,9 +143,36 @@ func (w *Wire) call(ctx context.Context, method string, params any) (json.RawMes
 	}
 	raw, err := w.Call(ctx, method, b)
 	if err != nil {
+		var pe *proxy.Error
+		if errors.As(err, &pe) {
+			return nil, &answerError{pe: pe, msg: cleanMessage(pe.Message)}
+		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	return raw, nil
+}
+
+// answerError is an error answer from upstream. Its text is upstream's
+// message alone: that already names what failed, while the JSON-RPC code
+// and the extension method's name mean nothing to the model reading it.
+type answerError struct {
+	pe  *proxy.Error
+	msg string
+}
+
+func (e *answerError) Error() string { return e.msg }
+func (e *answerError) Unwrap() error { return e.pe }
+
+// cleanMessage drops leading "_lsp/x: " prefixes.
+func cleanMessage(msg string) string {
+	for {
+		rest, ok := strings.CutPrefix(msg, "_lsp/")
+		i := strings.Index(rest, ": ")
+		if !ok || i < 0 {
+			return msg
+		}
+		msg = rest[i+2:]
+	}
 }
 
 func decodeResult(method string, raw json.RawMessage, v any) error {
@@ -240,21 +267,6 @@ func (c *Component) explain(ctx context.Context, err error) error {
 			work = " (" + strings.Join(d.Work, ", ") + ")"
 		}
 		return fmt.Errorf("indexing: language server %s is still loading the project%s and has no answer yet. This is NOT an empty result: try again in a few seconds (action=status shows its state)", cmpOr(d.Server, "?"), work)
-	}
-	var pe *proxy.Error
-	if errors.As(err, &pe) {
-		// Upstream's message already names what failed; the JSON-RPC
-		// wrapping and the extension method's name mean nothing to a model.
-		msg := pe.Message
-		for {
-			rest, ok := strings.CutPrefix(msg, "_lsp/")
-			i := strings.Index(rest, ": ")
-			if !ok || i < 0 {
-				break
-			}
-			msg = rest[i+2:]
-		}
-		err = &upstreamError{errors.New(msg)}
 	}
 	busy := c.busyServers(ctx)
 	if len(busy) == 0 {

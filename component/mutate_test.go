@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 func TestFormatRenameFileCodeAction(t *testing.T) {
@@ -141,6 +143,18 @@ func TestWire(t *testing.T) {
 		return json.RawMessage("null"), nil
 	}}).Status(ctx); err == nil {
 		t.Error("null status accepted")
+	}
+	// An error answer reads as upstream's words alone, the JSON-RPC
+	// error still reachable for its code and data.
+	_, err := (&Wire{Call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return nil, &proxy.Error{Code: -32603, Message: "_lsp/request: gopls textDocument/hover: timeout", Data: json.RawMessage(`{"indexing":true,"server":"gopls"}`)}
+	}}).Request(ctx, "", "textDocument/hover", nil)
+	var pe *proxy.Error
+	if wrapped := fmt.Errorf("hover: %w", err); wrapped.Error() != "hover: gopls textDocument/hover: timeout" || !errors.As(wrapped, &pe) || pe.Code != -32603 {
+		t.Errorf("error answer read as %q", wrapped)
+	}
+	if d, ok := indexingOf(upstream(err)); !ok || d.Server != "gopls" {
+		t.Errorf("indexing data lost: %+v", d)
 	}
 }
 
