@@ -663,3 +663,26 @@ func TestFreshnessVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagnosticsGlobBound: a glob matching more files than are checked
+// says the rest went unchecked instead of implying they are clean.
+func TestDiagnosticsGlobBound(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	for i := range maxGlobFiles + 5 {
+		os.WriteFile(filepath.Join(s.Root, fmt.Sprintf("f%03d.go", i)), []byte("package main\n"), 0o644)
+	}
+	fb.report = &lspext.DiagnosticReportResult{Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}}}
+	fb.reports = make(chan []string, 2)
+	text, _ := callTool(t, cs, map[string]any{"action": "diagnostics", "file": "f*.go"})
+	if got := <-fb.reports; len(got) != maxGlobFiles {
+		t.Errorf("%d files asked about, want %d", len(got), maxGlobFiles)
+	}
+	if !strings.Contains(text, "only the first 200 were checked (the others are NOT known to be clean)") {
+		t.Errorf("cut glob not said:\n%s", text)
+	}
+	text, _ = callTool(t, cs, map[string]any{"action": "diagnostics", "file": "f00*.go"})
+	<-fb.reports
+	if strings.Contains(text, "were checked") {
+		t.Errorf("small glob said cut:\n%s", text)
+	}
+}

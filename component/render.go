@@ -629,6 +629,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		return nil, fmt.Errorf("severity must be error, warning, info or hint, not %q", in.Severity)
 	}
 	var uris []string
+	var globCut string
 	scope := "the workspace"
 	switch {
 	case in.File == "" || in.File == "*":
@@ -639,6 +640,10 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		}
 		if len(matches) == 0 {
 			return nil, fmt.Errorf("no file in the workspace matches %q", in.File)
+		}
+		if len(matches) > maxGlobFiles {
+			matches = matches[:maxGlobFiles]
+			globCut = fmt.Sprintf("more than %d files match %s: only the first %d were checked (the others are NOT known to be clean); narrow the glob", maxGlobFiles, in.File, maxGlobFiles)
 		}
 		for _, m := range matches {
 			uris = append(uris, edit.URIFromPath(m))
@@ -718,6 +723,9 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	if hidden > 0 {
 		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmpOr(in.Severity, "warning")))
 	}
+	if globCut != "" {
+		l.Notes = append(l.Notes, globCut)
+	}
 	if l.Total > 0 && !fresh {
 		l.Notes = append(l.Notes, "no server answered fresh for the current content: these may be outdated (fixed already, or not yet reported); check again")
 	}
@@ -741,7 +749,9 @@ func cmpInt(a, b int) int {
 // maxGlobFiles bounds a diagnostics glob.
 const maxGlobFiles = 200
 
-// glob matches a workspace-relative pattern with ** for any depth.
+// glob matches a workspace-relative pattern with ** for any depth. It
+// stops after maxGlobFiles+1 matches: more than maxGlobFiles means the
+// list was cut.
 func (s *Session) glob(pattern string) ([]string, error) {
 	if filepath.IsAbs(pattern) {
 		rel, err := filepath.Rel(s.Root, pattern)
@@ -768,10 +778,12 @@ func (s *Session) glob(pattern string) ([]string, error) {
 		}
 		rel := filepath.ToSlash(relPath(s.Root, p))
 		if globMatch(pattern, rel) && d.Type().IsRegular() {
-			out = append(out, p)
-			if len(out) >= maxGlobFiles {
+			if len(out) == maxGlobFiles {
+				// One more match: the caller says the rest went unchecked.
+				out = append(out, p)
 				return filepath.SkipAll
 			}
+			out = append(out, p)
 		}
 		return nil
 	})
