@@ -366,6 +366,7 @@ type docSymbol struct {
 func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	r := s.newRenderer()
 	var items []item
+	outside := 0
 	title := "symbols"
 	if in.Query != "" || in.File == "" {
 		if in.Query == "" {
@@ -382,7 +383,8 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			}
 			p, err := edit.PathFromURI(sym.Location.URI)
 			if err != nil || s.check(p) != nil {
-				continue // outside the workspace: dependencies
+				outside++ // dependencies, the standard library
+				continue
 			}
 			rel, line, col, _ := r.place(sym.Location.URI, sym.Location.Range.Start)
 			label := kindName(sym.Kind) + " " + sym.Name
@@ -431,6 +433,9 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	}
 	l := &listing{Title: title}
 	page(in, items, l)
+	if outside > 0 {
+		l.Notes = append(l.Notes, fmt.Sprintf("%d more outside the workspace (dependencies) left out", outside))
+	}
 	if l.Total == 0 && in.Kind != "" {
 		l.Notes = append(l.Notes, fmt.Sprintf("nothing of kind %q; call again without kind to see every symbol", in.Kind))
 	}
