@@ -153,6 +153,17 @@ func writeUserConfig(t *testing.T, env *opencodetest.Env) {
 // writeUserConfigText writes text as the sandbox's acp-lsp user file.
 func writeUserConfigText(t *testing.T, env *opencodetest.Env, text string) {
 	t.Helper()
+	// gopls's telemetry starts a helper in a session of its own (setsid),
+	// which outlives gopls by design and no process-group kill reaches; in
+	// the sandbox's fresh config folder it would run on every start. Off,
+	// as `gopls telemetry off` records it, so leftovers stay meaningful.
+	mode := filepath.Join(env.Get("XDG_CONFIG_HOME"), "go", "telemetry", "mode")
+	if err := os.MkdirAll(filepath.Dir(mode), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mode, []byte("off"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := filepath.Join(env.Get("XDG_CONFIG_HOME"), "acp-lsp", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		t.Fatal(err)
