@@ -67,6 +67,7 @@ type FileError struct {
 	Offset int
 	// Err is ErrFileTooLarge or ErrBinaryFile.
 	Err error
+	nul bool // the bad byte at Offset is a NUL (else invalid UTF-8)
 }
 
 func (e *FileError) Error() string {
@@ -75,11 +76,15 @@ func (e *FileError) Error() string {
 		if e.Size >= 1<<10 {
 			size += fmt.Sprintf(" (%d bytes)", e.Size)
 		}
-		return fmt.Sprintf("sync %s: too large for a language server: %s, the cap is %s (MaxFileSize); not sent to the server",
+		return fmt.Sprintf("sync %s: too large for a language server: %s, over the cap of %s; not sent to the server",
 			e.Path, size, byteSize(e.Limit))
 	}
-	return fmt.Sprintf("sync %s: binary content (NUL byte or invalid UTF-8 at byte %d of %d), not text; not sent to the server",
-		e.Path, e.Offset, e.Size)
+	what := "invalid UTF-8"
+	if e.nul {
+		what = "a NUL byte"
+	}
+	return fmt.Sprintf("sync %s: binary content (%s at byte %d of %d), not text; not sent to the server",
+		e.Path, what, e.Offset, e.Size)
 }
 
 // Unwrap returns the reason.
@@ -163,7 +168,7 @@ func (p *proc) sync(path string) (document, error) {
 	}
 	if off := binaryAt(b); off >= 0 {
 		p.closeDocLocked(path)
-		return document{}, &FileError{Path: path, Size: int64(len(b)), Offset: off, Err: ErrBinaryFile}
+		return document{}, &FileError{Path: path, Size: int64(len(b)), Offset: off, Err: ErrBinaryFile, nul: b[off] == 0}
 	}
 	sum := sha256.Sum256(b)
 	text := string(b)

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 )
@@ -96,9 +98,9 @@ func TestFaultFileCaps(t *testing.T) {
 		is      error
 		want    []string
 	}{
-		{"too large", "package fake\n// " + strings.Repeat("x", limit) + "\n", ErrFileTooLarge, []string{"too large", "217 bytes", "the cap is 200 bytes"}},
-		{"nul bytes", "package fake\n\x00\x01\x02 data\n", ErrBinaryFile, []string{"binary", "byte 13 of 22"}},
-		{"invalid utf-8", "package fake\n// caf\xe9\n", ErrBinaryFile, []string{"binary", "byte 19"}},
+		{"too large", "package fake\n// " + strings.Repeat("x", limit) + "\n", ErrFileTooLarge, []string{"too large", "217 bytes", "over the cap of 200 bytes"}},
+		{"nul bytes", "package fake\n\x00\x01\x02 data\n", ErrBinaryFile, []string{"binary", "a NUL byte at byte 13 of 22"}},
+		{"invalid utf-8", "package fake\n// caf\xe9\n", ErrBinaryFile, []string{"binary", "invalid UTF-8 at byte 19 of 21"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newFaultEnv(t, fakelsp.Script{}, func(o *Options) { o.MaxFileSize = limit })
@@ -265,4 +267,29 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzBinaryAt: -1 exactly for NUL-free UTF-8; otherwise everything
+// before the offset is text and the offset starts a NUL or a bad
+// sequence.
+func FuzzBinaryAt(f *testing.F) {
+	for _, s := range []string{"", "package main\n", "a\x00b", "caf\xe9", "日本\xe6\x97", "🎉"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		off := binaryAt(b)
+		text := bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
+		if (off < 0) != text {
+			t.Fatalf("binaryAt(%q) = %d, text %v", b, off, text)
+		}
+		if off < 0 {
+			return
+		}
+		if bytes.IndexByte(b[:off], 0) >= 0 || !utf8.Valid(b[:off]) {
+			t.Fatalf("binaryAt(%q) = %d, but the prefix is not clean text", b, off)
+		}
+		if r, n := utf8.DecodeRune(b[off:]); r != 0 && !(r == utf8.RuneError && n == 1) {
+			t.Fatalf("binaryAt(%q) = %d, which starts %q", b, off, r)
+		}
+	})
 }
