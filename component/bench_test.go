@@ -19,8 +19,7 @@ import (
 
 // BenchmarkHoverGopls compares a warm hover through the tool (MCP client →
 // component → lsp.Manager → gopls) with the same request sent straight
-// through the Manager. The chain's ACP hop is not included (the adapter is
-// not there yet).
+// through the Manager, without the ACP chain (BenchmarkHoverChain has it).
 func BenchmarkHoverGopls(b *testing.B) {
 	peers.Require(b, "gopls")
 	root, _ := filepath.EvalSymlinks(b.TempDir())
