@@ -1,12 +1,7 @@
-//go:build acplsp_pending
-
 package soak
 
-// Fault tests that fail today because acp-lsp lacks what they check; each
-// names the missing piece (see docs/testing.md, "Pending"). They are kept
-// out of the default build so CI stays green, and run with
-//
-//	go test -tags acplsp_pending -run Pending ./internal/soak
+// Regression tests for four faults the soak found (docs/testing.md,
+// "Found by the soak"): each failed before its fix landed.
 
 import (
 	"context"
@@ -45,12 +40,12 @@ func (m *mcpSession) call(t *testing.T) mcpCaller {
 	}
 }
 
-// TestPendingDeletedFileDependents: after a file the server had open is
+// TestFaultDeletedFileDependents: after a file the server had open is
 // deleted (by the agent's shell, not through the tool), diagnostics of a
-// file that used it must show the break. Today the server keeps the
-// deleted file's open copy (no didClose, no deleted-file event), so main.go
-// is reported "fresh, no problems" while it no longer compiles.
-func TestPendingDeletedFileDependents(t *testing.T) {
+// file that used it must show the break. lsp closes the vanished document
+// and sends a deleted-file event; before that the server kept the deleted
+// file's open copy and main.go was "fresh, no problems" while broken.
+func TestFaultDeletedFileDependents(t *testing.T) {
 	peers.Require(t, "gopls")
 	root := tempRoot(t)
 	writeFiles(t, root, map[string]string{
@@ -71,12 +66,12 @@ func TestPendingDeletedFileDependents(t *testing.T) {
 	}
 }
 
-// TestPendingHugeAndBinaryFiles: a Go file over the size cap (12 MiB; mcpls caps at 10 MB) and a file of
+// TestFaultHugeAndBinaryFiles: a Go file over the size cap (12 MiB; mcpls caps at 10 MB) and a file of
 // binary content get a clear error naming the file and the reason, and the
-// server keeps answering about the other files. Today lsp sends any size
-// to the server (no cap) and binary content as text: gopls answers "no
-// problems" for a file full of NUL bytes.
-func TestPendingHugeAndBinaryFiles(t *testing.T) {
+// server keeps answering about the other files (lsp.Options.MaxFileSize,
+// binary check). Before, gopls answered "no problems" for a file of NUL
+// bytes.
+func TestFaultHugeAndBinaryFiles(t *testing.T) {
 	peers.Require(t, "gopls")
 	root := tempRoot(t)
 	huge := "package main\n\nvar Huge = `" + strings.Repeat("x", 12<<20) + "`\n"
@@ -141,12 +136,12 @@ func renameAndBack(t *testing.T, cs mcpCaller, root string, w int) error {
 
 type mcpCaller func(args map[string]any) (string, bool)
 
-// TestPendingRenameBackAtOnce: a rename applied and at once reverted
-// (nothing in between) must revert every use. Today the adapter resyncs
-// written files in the background after _lsp/filesChanged, so the second
-// rename can reach gopls first and be computed on main.go's old content:
-// "applied", yet main.go keeps the first new name and no longer compiles.
-func TestPendingRenameBackAtOnce(t *testing.T) {
+// TestFaultRenameBackAtOnce: a rename applied and at once reverted
+// (nothing in between) must revert every use: requests taken after
+// _lsp/filesChanged wait for the adapter's resync. Before, the second
+// rename could reach gopls first and be computed on main.go's old content:
+// "applied", yet main.go kept the first new name.
+func TestFaultRenameBackAtOnce(t *testing.T) {
 	peers.Require(t, "gopls")
 	root := renameWorkspace(t, 1)
 	_, cs := startStack(t, root)
@@ -158,12 +153,11 @@ func TestPendingRenameBackAtOnce(t *testing.T) {
 	}
 }
 
-// TestPendingConcurrentRenames: two sessions applying renames at the same
-// time in one file must both land. Today the second edit can be computed
-// on the content before the first was written and corrupts main.go; the
-// component needs to serialise mutating actions (and the adapter to resync
-// before the next request).
-func TestPendingConcurrentRenames(t *testing.T) {
+// TestFaultConcurrentRenames: two sessions applying renames at the same
+// time in one file must both land: the component admits one applying action
+// at a time and the adapter resyncs before the next request. Before, the
+// second edit could be computed on content the first was about to change.
+func TestFaultConcurrentRenames(t *testing.T) {
 	peers.Require(t, "gopls")
 	root := renameWorkspace(t, 2)
 	st, cs0 := startStack(t, root)
@@ -172,7 +166,7 @@ func TestPendingConcurrentRenames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs1.Close()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
 		var wg sync.WaitGroup
 		errs := make([]error, 2)

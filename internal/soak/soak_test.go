@@ -26,11 +26,9 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
-// soakRenames adds a rename applied and reverted to worker 0's rounds. Off
-// by default until the adapter resyncs written files before the next
-// request: today the revert (or diagnostics of the renamed uses) can be
-// computed on the content before the write (TestPendingRenameBackAtOnce).
-var soakRenames = flag.Bool("soak.renames", false, "also apply and revert a rename every other round (flaky until the adapter resyncs inline; see docs/testing.md)")
+// soakRenames adds a rename applied and reverted to worker 0's rounds (on
+// by default; -soak.renames=false leaves edits to plain file writes).
+var soakRenames = flag.Bool("soak.renames", true, "also apply and revert a rename every other round")
 
 var soakFor = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (CI: 30s; the long run: go test -timeout 20m ./internal/soak -soak=10m)")
 
@@ -196,9 +194,8 @@ func iteration(ctx context.Context, st *bench.Stack, root string, w, n int) ([]t
 	}
 	if *soakRenames && w == 0 && n%2 == 0 {
 		// A rename applied through the editor's permission, then reverted.
-		// Only worker 0 renames: two renames at once that touch the same
-		// file corrupt it (the second edit was computed on the content
-		// before the first; TestPendingConcurrentRenames).
+		// Only worker 0 renames, so each worker's checks know what the
+		// files hold (concurrent renames: TestFaultConcurrentRenames).
 		renamed := helper + "x"
 		if err := do(check{args: map[string]any{"action": "rename", "file": fmt.Sprintf("lib/w%d.go", w), "line": 4, "symbol": helper, "new_name": renamed, "apply": true}, want: []string{"applied"}}); err != nil {
 			return ds, err
@@ -206,10 +203,7 @@ func iteration(ctx context.Context, st *bench.Stack, root string, w, n int) ([]t
 		if b, _ := os.ReadFile(filepath.Join(root, "main.go")); !strings.Contains(string(b), "lib."+renamed+"(") {
 			return ds, fmt.Errorf("rename %s → %s not applied to main.go:\n%s", helper, renamed, b)
 		}
-		// As an agent checks its edit: this also makes the server read
-		// main.go's new content before the next rename is computed (the
-		// adapter's resync after a tool write runs in the background and
-		// can come later; TestPendingRenameBackAtOnce).
+		// As an agent checks its edit: the renamed uses compile.
 		if err := do(check{args: map[string]any{"action": "diagnostics", "file": "main.go"}, notWant: []string{"error:"}, want: []string{"gopls: fresh"}}); err != nil {
 			return ds, err
 		}
