@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"syscall"
 	"time"
@@ -137,6 +138,12 @@ func (p *proc) sync(path string) (document, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			p.mu.Lock()
+			_, open := p.docs[path]
+			p.mu.Unlock()
+			if open {
+				p.dropVanished([]string{path})
+			}
 			return document{}, &fs.PathError{Op: "sync", Path: path, Err: syscall.ENOENT}
 		}
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
@@ -219,21 +226,48 @@ func (p *proc) sync(path string) (document, error) {
 // deleted one would still compile in its eyes. Servers that watch files
 // also get a Deleted event, and every other open document is sent again
 // before its next request, so its diagnostics are recomputed without the
-// deleted file. It costs one stat per open document per sync (at most
-// MaxOpenDocuments); syncMu is held.
+// deleted file. syncMu is held.
+//
+// It runs before every request, so it stats the folders of the open
+// documents, not each document: deleting a file changes its folder's
+// mtime. The documents of a folder are stat'ed only when its mtime
+// changed since the last look, or was too recent then to be trusted (a
+// change within the file system's timestamp granularity would leave it
+// equal: the "racy" case, as in git's index).
 func (p *proc) closeVanished() {
 	p.mu.Lock()
-	paths := make([]string, 0, len(p.docs))
+	byDir := map[string][]string{}
 	for path := range p.docs {
-		paths = append(paths, path)
+		dir := filepath.Dir(path)
+		byDir[dir] = append(byDir[dir], path)
 	}
 	p.mu.Unlock()
+	stamps := make(map[string]dirStamp, len(byDir))
 	var gone []string
-	for _, path := range paths {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			gone = append(gone, path)
+	for dir, paths := range byDir {
+		now := time.Now()
+		fi, err := os.Stat(dir)
+		if err == nil {
+			st := dirStamp{mtime: fi.ModTime(), trusted: now.Sub(fi.ModTime()) > racyWindow}
+			stamps[dir] = st
+			if old, ok := p.dirStamps[dir]; ok && old.trusted && old.mtime.Equal(st.mtime) {
+				continue
+			}
+		}
+		for _, path := range paths {
+			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+				gone = append(gone, path)
+			}
 		}
 	}
+	p.dirStamps = stamps
+	p.dropVanished(gone)
+}
+
+// dropVanished closes the open documents gone from disk, sends the
+// Deleted events where the server watches files, and marks the remaining
+// documents for resending. syncMu is held.
+func (p *proc) dropVanished(gone []string) {
 	if len(gone) == 0 {
 		return
 	}
@@ -248,6 +282,18 @@ func (p *proc) closeVanished() {
 	}
 	_ = p.notifyWatched(changes)
 	p.markResend()
+}
+
+// racyWindow is how old a folder's mtime must be for an unchanged mtime
+// to prove nothing in it was deleted since: longer than any file system's
+// timestamp granularity (FAT's is 2 s).
+const racyWindow = 3 * time.Second
+
+// dirStamp is a folder's mtime when closeVanished last looked, and
+// whether it was old enough to trust.
+type dirStamp struct {
+	mtime   time.Time
+	trusted bool
 }
 
 // markResend marks every open document to be sent again at its next

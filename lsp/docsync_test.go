@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
@@ -185,6 +186,9 @@ func TestFaultVanishedDocument(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newFaultEnv(t, c.script, nil)
+			// A request is answered only after the fake's registrations
+			// were: diagnostics alone send no request.
+			e.wantHover()
 			gone := filepath.Join(e.root, "gone.fk")
 			if err := os.WriteFile(gone, []byte("package fake\nfunc Gone() {}\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -240,6 +244,7 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newFaultEnv(t, c.script, nil)
+			e.wantHover() // registrations are in (see TestFaultVanishedDocument)
 			b, cf := filepath.Join(e.root, "b.fk"), filepath.Join(e.root, "c.fk")
 			for _, f := range []string{b, cf} {
 				if err := os.WriteFile(f, []byte("package fake\n"), 0o644); err != nil {
@@ -292,4 +297,66 @@ func FuzzBinaryAt(f *testing.F) {
 			t.Fatalf("binaryAt(%q) = %d, which starts %q", b, off, r)
 		}
 	})
+}
+
+// TestFaultVanishedFolderStamps: the check for deleted documents stats
+// their folders and re-reads a folder only when its mtime moved (or was
+// too recent to trust). With the workspace folder's mtime an hour old, a
+// deletion (which moves it) is noticed; a deletion whose folder mtime is
+// put back is not noticed by the folder check (proof that the per-file
+// stats were spared), yet a request about the deleted file itself still
+// says "no such file" and closes it on the server.
+func TestFaultVanishedFolderStamps(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		restore  bool
+		version  int32
+		traffic  []string
+		fileOpen int
+	}{
+		{"folder mtime moved", false, 2,
+			[]string{"didOpen a.fk 1", "didOpen gone.fk 1", "didClose gone.fk", "didChange a.fk 2"}, 1},
+		{"folder mtime put back", true, 1,
+			[]string{"didOpen a.fk 1", "didOpen gone.fk 1", "didClose gone.fk", "didChange a.fk 2"}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{}, nil)
+			gone := filepath.Join(e.root, "gone.fk")
+			if err := os.WriteFile(gone, []byte("package fake\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			old := time.Now().Add(-time.Hour)
+			if err := os.Chtimes(e.root, old, old); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{e.file, gone, e.file} { // the last sweep records a trusted stamp
+				if _, err := e.m.Diagnostics(t.Context(), []string{f}, DiagnosticsOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Remove(gone); err != nil {
+				t.Fatal(err)
+			}
+			if c.restore {
+				if err := os.Chtimes(e.root, old, old); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep, _ := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+			if fd := rep.Files[0]; fd.Verdict != Fresh || fd.Version != c.version {
+				t.Fatalf("diagnostics of a.fk after the delete: %s version %d, want fresh version %d", fd.Verdict, fd.Version, c.version)
+			}
+			if _, err := e.m.DocumentSymbols(t.Context(), gone); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatalf("symbols of the deleted file: %v", err)
+			}
+			e.wantHover()
+			if n := e.status().OpenDocuments; n != c.fileOpen {
+				t.Errorf("open documents %d, want %d", n, c.fileOpen)
+			}
+			e.close()
+			if got := didTraffic(t, e.messages()); !slices.Equal(got, c.traffic) {
+				t.Fatalf("document traffic %q, want %q", got, c.traffic)
+			}
+		})
+	}
 }

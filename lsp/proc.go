@@ -58,7 +58,10 @@ type proc struct {
 	capsRaw  json.RawMessage
 	initDone chan struct{}
 
-	syncMu     sync.Mutex // serialises document sync so versions go out in order
+	syncMu sync.Mutex // serialises document sync so versions go out in order
+	// dirStamps are the folders of open documents as closeVanished last
+	// saw them (syncMu held).
+	dirStamps  map[string]dirStamp
 	mu         sync.Mutex
 	docs       map[string]*document // by path
 	progress   map[string]string    // active work-done tokens → title
