@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/demo"
@@ -100,6 +102,12 @@ func (c *demoCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
 			return UsageErrorf("-script %s: %v", c.script, err)
 		}
 	}
+	// A reader that goes away (acp-lsp demo | head) must not kill the demo
+	// before it ends acp-lsp and removes its folder: with SIGPIPE handled,
+	// writes to a closed stdout fail instead, and the demo carries on.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the acp-lsp binary: %w", err)

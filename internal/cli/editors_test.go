@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -235,4 +236,40 @@ func TestEditorDocsACPX(t *testing.T) {
 	if n == 0 {
 		t.Fatal("docs/editors.md has no acpx line with the scripted agent")
 	}
+}
+
+// TestDemoReaderGone: `acp-lsp demo | head -2` still ends acp-lsp and
+// removes the temporary workspace after its reader is gone.
+func TestDemoReaderGone(t *testing.T) {
+	bin := acpLSPBin(t)
+	if err := os.Symlink(peers.Require(t, "gopls"), filepath.Join(bin, "gopls")); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "acp-lsp"), "demo")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "TMPDIR="+tmp)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	r.ReadString('\n')
+	second, _ := r.ReadString('\n')
+	stdout.Close() // like head: the reader is gone
+	err = cmd.Wait()
+	if !strings.Contains(second, "workspace  "+tmp) {
+		t.Fatalf("second line %q", second)
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled() {
+		t.Errorf("the demo was killed by %v", ee.Sys().(syscall.WaitStatus).Signal())
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "acp-lsp-demo-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary workspaces left: %q", left)
+	}
+	proctest.NoLeftovers(t, bin, 5*time.Second)
 }
