@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -296,13 +297,17 @@ type dirStamp struct {
 	trusted bool
 }
 
-// markResend marks every open document to be sent again at its next
-// sync: the workspace changed under it.
-func (p *proc) markResend() {
+// markResend marks every open document but except to be sent again at
+// its next sync: the workspace changed under it. The excepted ones are
+// those the change was about, just synced: resending them would only
+// make the server check the same text once more before answering.
+func (p *proc) markResend(except ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, d := range p.docs {
-		d.resend = true
+	for path, d := range p.docs {
+		if !slices.Contains(except, path) {
+			d.resend = true
+		}
 	}
 }
 
@@ -486,10 +491,10 @@ func parseSave(raw json.RawMessage) saveKind {
 
 // watched tells the server that paths changed on disk: deleted ones are
 // closed, open ones resynced, workspace/didChangeWatchedFiles sent where
-// the server watches files, and every open document is sent again before
-// its next request (its diagnostics may depend on the changed files, and
-// a server that echoes versions would otherwise seem to have reported on
-// it already).
+// the server watches files, and every other open document is sent again
+// before its next request (its diagnostics may depend on the changed
+// files, and a server that echoes versions would otherwise seem to have
+// reported on it already).
 func (p *proc) watched(paths []string) error {
 	var changes []fileChange
 	for _, path := range paths {
@@ -510,7 +515,7 @@ func (p *proc) watched(paths []string) error {
 		changes = append(changes, fileChange{URI: edit.URIFromPath(path), Type: typ})
 	}
 	err := p.notifyWatched(changes)
-	p.markResend()
+	p.markResend(paths...)
 	return err
 }
 

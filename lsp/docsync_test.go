@@ -230,7 +230,8 @@ func TestFaultVanishedDocument(t *testing.T) {
 
 // TestFaultFileChangedWatchers: FileChanged sends didChangeWatchedFiles
 // only to a server that registered watchers, closes a deleted document,
-// and resends the open ones before their next request.
+// resyncs a changed open one, and resends the other open ones before
+// their next request (not the changed one again: it was just sent).
 func TestFaultFileChangedWatchers(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -238,20 +239,20 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 		want   []string
 	}{
 		{"watchers registered", watcherScript,
-			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didClose b.fk", "watched b.fk:3", "watched c.fk:2", "didChange a.fk 2"}},
+			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "watched b.fk:3", "watched c.fk:2", "watched d.fk:2", "didChange a.fk 2"}},
 		{"no watchers", fakelsp.Script{},
-			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didClose b.fk", "didChange a.fk 2"}},
+			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "didChange a.fk 2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := newFaultEnv(t, c.script, nil)
 			e.wantHover() // registrations are in (see TestFaultVanishedDocument)
-			b, cf := filepath.Join(e.root, "b.fk"), filepath.Join(e.root, "c.fk")
-			for _, f := range []string{b, cf} {
+			b, cf, df := filepath.Join(e.root, "b.fk"), filepath.Join(e.root, "c.fk"), filepath.Join(e.root, "d.fk")
+			for _, f := range []string{b, cf, df} {
 				if err := os.WriteFile(f, []byte("package fake\n"), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for _, f := range []string{e.file, b} {
+			for _, f := range []string{b, cf} {
 				if _, err := e.m.Diagnostics(t.Context(), []string{f}, DiagnosticsOptions{}); err != nil {
 					t.Fatal(err)
 				}
@@ -259,12 +260,20 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 			if err := os.Remove(b); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.m.FileChanged(t.Context(), b, cf); err != nil {
+			if err := os.WriteFile(cf, []byte("package fake\nfunc C() {}\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
-			if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != 2 {
-				t.Fatalf("diagnostics after FileChanged: %+v %v", rep, err)
+			if err := e.m.FileChanged(t.Context(), b, cf, df); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []struct {
+				file    string
+				version int32
+			}{{e.file, 2}, {cf, 2}} {
+				rep, err := e.m.Diagnostics(t.Context(), []string{w.file}, DiagnosticsOptions{})
+				if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != w.version {
+					t.Fatalf("diagnostics of %s after FileChanged: %+v %v, want fresh version %d", filepath.Base(w.file), rep.Files[0], err, w.version)
+				}
 			}
 			e.close()
 			if got := didTraffic(t, e.messages()); !slices.Equal(got, c.want) {

@@ -411,9 +411,9 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 // FileChanged tells running servers that files changed on disk (created,
 // changed or deleted): deleted documents are closed, open ones resynced,
 // workspace/didChangeWatchedFiles is sent to servers that registered file
-// watchers, and every open document is sent again (new version) before
-// its next request, so its diagnostics reflect the change. It starts no
-// server.
+// watchers, and every other open document is sent again (new version)
+// before its next request, so its diagnostics reflect the change. It
+// starts no server.
 func (m *Manager) FileChanged(ctx context.Context, paths ...string) error {
 	var errs []error
 	for _, p := range m.running() {
