@@ -65,6 +65,9 @@ type Config struct {
 	AskPermission PermissionFunc
 	// Budget is the per-call output budget in characters (default 12000).
 	Budget int
+	// PageSize is the page length of long lists when a call gives no
+	// limit (default 100).
+	PageSize int
 	// DiagnosticsWait bounds how long a diagnostics call waits for fresh
 	// answers (default 5s).
 	DiagnosticsWait time.Duration
@@ -98,6 +101,9 @@ func (c *Config) fill() error {
 	}
 	if c.Budget <= 0 {
 		c.Budget = 12000
+	}
+	if c.PageSize <= 0 {
+		c.PageSize = defaultLimit
 	}
 	if c.DiagnosticsWait <= 0 {
 		c.DiagnosticsWait = 5 * time.Second

@@ -37,10 +37,14 @@ func TestInspector(t *testing.T) {
 		t.Fatal(err)
 	}
 	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	// Under the fake's lock: the Inspector's calls reach the fake through
+	// another process, an order the race detector cannot see.
+	fb.mu.Lock()
 	fb.report = &lspext.DiagnosticReportResult{
 		Files:   []lspext.FileDiagnostics{{URI: uri, Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}},"severity":1,"message":"not enough arguments in call to add"}]`)}},
 		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
 	}
+	fb.mu.Unlock()
 
 	var stdio struct {
 		Command string   `json:"command"`

@@ -185,6 +185,9 @@ func applies(in Input) bool {
 }
 
 func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
+	if in.Limit <= 0 {
+		in.Limit = s.c.cfg.PageSize
+	}
 	if applies(in) {
 		select {
 		case s.c.edits <- struct{}{}:

@@ -222,6 +222,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 			"request": cfg.Tool.AllowRawRequest,
 		},
 		Budget:              cfg.Tool.OutputBudget,
+		PageSize:            cfg.Tool.PageSize,
 		DiagnosticsWait:     cfg.Diagnostics.WaitBudget,
 		CacheFiles:          cfg.Diagnostics.CacheFiles,
 		CachePerFile:        cfg.Diagnostics.PerFile,

@@ -199,7 +199,7 @@ func TestComponentConfig(t *testing.T) {
 		{
 			name: "defaults",
 			want: component.Config{
-				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000,
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 			},
 		},
@@ -218,7 +218,7 @@ func TestComponentConfig(t *testing.T) {
 				AllowMutating: map[string]bool{
 					"rename": false, "rename_file": false, "code_actions": false, "format": false, "restart": false, "request": true,
 				},
-				Budget: 999, DiagnosticsWait: time.Second, CacheFiles: 5, CachePerFile: 6,
+				Budget: 999, PageSize: 7, DiagnosticsWait: time.Second, CacheFiles: 5, CachePerFile: 6,
 				NoDiagnosticsOnSave: true, NoContextInjection: true, InjectWarnings: true, InjectBudget: 300,
 			},
 		},
@@ -226,7 +226,7 @@ func TestComponentConfig(t *testing.T) {
 			name: "http transport",
 			edit: func(c *config.Config) { c.MCP.Transport = "http" },
 			want: component.Config{
-				Transport: component.TransportHTTP, AllowMutating: allOn, Budget: 20000,
+				Transport: component.TransportHTTP, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 			},
 		},
@@ -234,7 +234,7 @@ func TestComponentConfig(t *testing.T) {
 			name: "a zero injection budget turns injection off",
 			edit: func(c *config.Config) { c.Diagnostics.InjectionBudget = 0 },
 			want: component.Config{
-				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000,
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
 			},
 		},
