@@ -145,6 +145,10 @@ func (x *External) sendNow(hop *proxy.Hop, m *proxy.Message) {
 // Flush implements proxy.Flusher.
 func (x *External) Flush() error { return x.p.Flush() }
 
+// Nonblocking implements proxy.Nonblocking: the handlers only write to the
+// process.
+func (x *External) Nonblocking() {}
+
 // FromClient implements proxy.Component.
 func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch m.Kind {

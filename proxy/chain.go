@@ -68,8 +68,21 @@ type Flusher interface {
 	Flush() error
 }
 
+// Nonblocking is implemented by components whose handlers return at once:
+// they never wait for another message, a timer or a slow call (writing to
+// a pipe that may be full is fine). A side's reader keeps batching writes
+// across them. Before it calls the handler of any other component, it
+// flushes what it has written so far, so a handler that waits does not
+// hold earlier messages back.
+type Nonblocking interface {
+	Nonblocking()
+}
+
 // Identity is the component that passes everything on unchanged.
 type Identity struct{}
+
+// Nonblocking implements Nonblocking.
+func (Identity) Nonblocking() {}
 
 // Name implements Component.
 func (Identity) Name() string { return "identity" }
@@ -153,6 +166,7 @@ type node struct {
 
 	flusher Flusher     // what buffers n's output, or nil
 	dirty   atomic.Bool // written by a batching reader and not flushed
+	quick   bool        // an end or a Nonblocking component
 }
 
 // Hop is a component's handle on the chain at its position. Its methods
@@ -506,6 +520,10 @@ func (n *node) receive(d direction, m *Message, drv *driver) {
 
 func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver) {
 	m.sent.Store(false)
+	if !n.quick && drv.batch {
+		// The handler may wait: what the reader wrote before goes out now.
+		n.c.flushDirty()
+	}
 	hop := n.hop
 	if !n.end {
 		// A hop of its own for this call: sends made through it while the

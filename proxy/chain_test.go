@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -360,5 +361,48 @@ func TestOtherGoroutinesNeverBlock(t *testing.T) {
 		if got := h.client.recv(t); !strings.Contains(got, "from-agent") {
 			t.Fatalf("client got %s", got)
 		}
+	}
+}
+
+// holder blocks in FromClient on "_hold" until release is closed; it is
+// not Nonblocking.
+type holder struct {
+	release chan struct{}
+}
+
+func (*holder) Name() string { return "holder" }
+
+func (h *holder) FromClient(ctx context.Context, hop *Hop, m *Message) {
+	if m.Method == "_hold" {
+		<-h.release
+	}
+	hop.ToAgent(m)
+}
+
+func (*holder) FromAgent(ctx context.Context, hop *Hop, m *Message) { hop.ToClient(m) }
+
+// TestWaitingHandlerDoesNotHoldEarlierMessages: two messages arrive in one
+// read; the first is written toward the agent, then a component's handler
+// waits on the second. The first must reach the agent meanwhile: the
+// reader flushes before calling a handler that may wait.
+func TestWaitingHandlerDoesNotHoldEarlierMessages(t *testing.T) {
+	hold := &holder{release: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(hold.release) }) }
+	h := startChain(t, Identity{}, hold)
+	t.Cleanup(release) // runs before the chain's cleanup
+	first := `{"jsonrpc":"2.0","method":"first"}`
+	io.WriteString(h.client.w, first+"\n"+`{"jsonrpc":"2.0","method":"_hold"}`+"\n")
+	select {
+	case got := <-h.agent.out:
+		if got != first {
+			t.Fatalf("agent got %s", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the first message was held back behind a waiting handler")
+	}
+	release()
+	if got := h.agent.recv(t); !strings.Contains(got, "_hold") {
+		t.Fatalf("agent got %s", got)
 	}
 }

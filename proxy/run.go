@@ -115,10 +115,11 @@ func NewChain(cfg Config) *Chain {
 		n := &node{c: c, idx: len(c.nodes), name: name, comp: comp}
 		n.hop = &Hop{n: n}
 		if e, ok := comp.(*endComp); ok {
-			n.end = true
+			n.end, n.quick = true, true
 			n.flusher, _ = e.ep.(Flusher)
 		} else {
 			n.flusher, _ = comp.(Flusher)
+			_, n.quick = comp.(Nonblocking)
 		}
 		for d := range n.q {
 			n.q[d] = newQueue()
