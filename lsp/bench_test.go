@@ -154,3 +154,58 @@ func BenchmarkOpenDocuments(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSyncWarm is the document sync before a request about an
+// unchanged file while 200 documents are open in gopls: the check for
+// documents deleted behind our back stats their folders, and a folder's
+// documents only when it moved (sub-benchmark "folder unchanged"), or
+// every document when the folder's mtime is too recent to trust
+// ("folder just changed", the worst case).
+//
+//	go test -run XXX -bench SyncWarm -benchtime 2000x ./lsp/
+func BenchmarkSyncWarm(b *testing.B) {
+	peers.Require(b, "gopls")
+	root := copyDir(b, filepath.Join("testdata", "go"))
+	const n = 200
+	var files []string
+	for i := range n {
+		f := filepath.Join(root, fmt.Sprintf("f%03d.go", i))
+		if err := os.WriteFile(f, []byte(fmt.Sprintf("package main\n\nfunc F%d() int { return %d }\n", i, i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	m := newRealManager(b, root)
+	defer m.Close(context.Background())
+	if err := m.Prewarm(context.Background(), files[0]); err != nil {
+		b.Fatal(err)
+	}
+	_, s, _ := m.resolve(files[0])
+	p := s.cur
+	for _, f := range files {
+		if _, err := p.sync(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name  string
+		mtime time.Time
+	}{
+		{"folder unchanged", time.Now().Add(-time.Hour)},
+		{"folder just changed", time.Now().Add(time.Hour)}, // never old enough to trust
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if err := os.Chtimes(root, c.mtime, c.mtime); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := p.sync(files[0]); err != nil { // records the folder
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := p.sync(files[0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

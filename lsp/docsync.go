@@ -23,6 +23,7 @@ import (
 // document is one file open in one server process.
 type document struct {
 	path, uri string
+	dir       string // filepath.Dir(path), for closeVanished
 	version   int32
 	hash      [32]byte
 	size      int64
@@ -192,7 +193,7 @@ func (p *proc) sync(path string) (document, error) {
 	var params json.RawMessage
 	tj, _ := encode(text)
 	if d == nil {
-		d = &document{path: path, uri: edit.URIFromPath(path), version: 1}
+		d = &document{path: path, dir: filepath.Dir(path), uri: edit.URIFromPath(path), version: 1}
 		p.docs[path] = d
 		method = "textDocument/didOpen"
 		lid, _ := encode(p.srv.cfg.LanguageID(path))
@@ -237,31 +238,44 @@ func (p *proc) sync(path string) (document, error) {
 // equal: the "racy" case, as in git's index).
 func (p *proc) closeVanished() {
 	p.mu.Lock()
-	byDir := map[string][]string{}
-	for path := range p.docs {
-		dir := filepath.Dir(path)
-		byDir[dir] = append(byDir[dir], path)
+	dirs := make(map[string]bool, len(p.dirStamps)+1) // folder → its documents need a stat
+	for _, d := range p.docs {
+		dirs[d.dir] = false
 	}
 	p.mu.Unlock()
-	stamps := make(map[string]dirStamp, len(byDir))
-	var gone []string
-	for dir, paths := range byDir {
+	stamps := make(map[string]dirStamp, len(dirs))
+	check := false
+	for dir := range dirs {
 		now := time.Now()
 		fi, err := os.Stat(dir)
-		if err == nil {
-			st := dirStamp{mtime: fi.ModTime(), trusted: now.Sub(fi.ModTime()) > racyWindow}
-			stamps[dir] = st
-			if old, ok := p.dirStamps[dir]; ok && old.trusted && old.mtime.Equal(st.mtime) {
-				continue
-			}
+		if err != nil {
+			dirs[dir], check = true, true
+			continue
 		}
-		for _, path := range paths {
-			if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-				gone = append(gone, path)
-			}
+		st := dirStamp{mtime: fi.ModTime(), trusted: now.Sub(fi.ModTime()) > racyWindow}
+		stamps[dir] = st
+		if old, ok := p.dirStamps[dir]; !ok || !old.trusted || !old.mtime.Equal(st.mtime) {
+			dirs[dir], check = true, true
 		}
 	}
 	p.dirStamps = stamps
+	if !check {
+		return
+	}
+	var paths []string
+	p.mu.Lock()
+	for path, d := range p.docs {
+		if dirs[d.dir] {
+			paths = append(paths, path)
+		}
+	}
+	p.mu.Unlock()
+	var gone []string
+	for _, path := range paths {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			gone = append(gone, path)
+		}
+	}
 	p.dropVanished(gone)
 }
 
