@@ -369,3 +369,31 @@ func TestFaultVanishedFolderStamps(t *testing.T) {
 		})
 	}
 }
+
+// TestFaultVanishedFolder: a whole folder removed (rm -r) takes its open
+// documents with it; the folder's failed stat makes them checked.
+func TestFaultVanishedFolder(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	sub := filepath.Join(e.root, "sub")
+	x := filepath.Join(sub, "x.fk")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(x, []byte("package fake\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{e.file, x} {
+		if _, err := e.m.Diagnostics(t.Context(), []string{f}, DiagnosticsOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.RemoveAll(sub); err != nil {
+		t.Fatal(err)
+	}
+	e.wantHover()
+	e.close()
+	want := []string{"didOpen a.fk 1", "didOpen x.fk 1", "didClose x.fk", "didChange a.fk 2"}
+	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
+		t.Fatalf("document traffic %q, want %q", got, want)
+	}
+}
