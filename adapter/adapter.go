@@ -167,6 +167,11 @@ func (a *Adapter) Close() error {
 // Name implements proxy.Component.
 func (a *Adapter) Name() string { return "adapter" }
 
+// Nonblocking implements proxy.Nonblocking: the adapter's handlers only
+// patch, record and hand work to goroutines (requests it answers, resyncs),
+// so a reader may keep batching writes across them.
+func (a *Adapter) Nonblocking() {}
+
 // Run implements proxy.Runner: it forwards what local servers publish as
 // `_lsp/publishDiagnostics` toward the agent until the chain stops, then
 // waits for the requests it is still answering.

@@ -78,6 +78,12 @@ func (st *Stage) Component() *Component { return st.c }
 // Name implements proxy.Component.
 func (st *Stage) Name() string { return "component" }
 
+// Nonblocking implements proxy.Nonblocking: the stage's handlers patch
+// session setups, bind ids, cache notifications and hand fetches to
+// goroutines. The one wait, for Start before the first session setup, ends
+// as soon as the listeners are open.
+func (st *Stage) Nonblocking() {}
+
 // Run implements proxy.Runner: it starts the listeners before any message
 // flows and closes them when the chain stops.
 func (st *Stage) Run(ctx context.Context, hop *proxy.Hop) error {
