@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -66,9 +67,12 @@ func rpcError(ctx context.Context, method string, err error) *proxy.Error {
 		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work})
 		return &proxy.Error{Code: proxy.CodeInternalError, Message: method + ": " + err.Error(), Data: data}
 	}
+	// A file outside the workspace, too large, binary or gone is the
+	// asker's to fix, not a server failure.
 	var bad *paramsError
+	var fe *lsp.FileError
 	switch {
-	case errors.As(err, &bad), errors.Is(err, lsp.ErrOutsideWorkspace):
+	case errors.As(err, &bad), errors.Is(err, lsp.ErrOutsideWorkspace), errors.As(err, &fe), errors.Is(err, fs.ErrNotExist):
 		return &proxy.Error{Code: proxy.CodeInvalidParams, Message: method + ": " + err.Error()}
 	}
 	return &proxy.Error{Code: proxy.CodeInternalError, Message: method + ": " + err.Error()}
