@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"slices"
@@ -79,7 +78,7 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 		log:       log,
 		workspace: wd,
 		opts: conductor.Options{
-			In:      detachedReader(stdio.In),
+			In:      conductor.Input(stdio.In),
 			Out:     stdio.Out,
 			Stderr:  stdio.Err,
 			Logger:  log,
@@ -120,16 +119,6 @@ func isBuiltinServer(name string) bool {
 	return slices.ContainsFunc(lsp.DefaultServers(), func(s lsp.ServerConfig) bool { return s.Name == name })
 }
 
-// detachedReader copies r into a pipe so that closing the pipe ends reads
-// even when r (a blocking stdin) cannot be interrupted.
-func detachedReader(r io.Reader) io.ReadCloser {
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := io.Copy(pw, r)
-		pw.CloseWithError(err)
-	}()
-	return pr
-}
 
 // runChain runs the chain and maps its end to an exit code.
 func runChain(ctx context.Context, opts conductor.Options) error {
