@@ -119,7 +119,6 @@ func isBuiltinServer(name string) bool {
 	return slices.ContainsFunc(lsp.DefaultServers(), func(s lsp.ServerConfig) bool { return s.Name == name })
 }
 
-
 // runChain runs the chain and maps its end to an exit code.
 func runChain(ctx context.Context, opts conductor.Options) error {
 	err := conductor.Run(ctx, opts)
