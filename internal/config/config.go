@@ -74,6 +74,9 @@ type Local struct {
 	// WedgeTimeouts recycles a server after this many consecutive request
 	// timeouts; 0 never does.
 	WedgeTimeouts int `toml:"wedge_timeouts" min:"0"`
+	// MaxFileSize is the largest file, in bytes, sent to a server; larger
+	// ones get a clear error instead. 0 sends any size.
+	MaxFileSize int `toml:"max_file_size" min:"0"`
 	// EnvAllowlist names the variables of acp-lsp's environment passed to
 	// spawned servers; a trailing * matches a prefix.
 	EnvAllowlist []string `toml:"env_allowlist"`
@@ -178,6 +181,7 @@ func Defaults() Config {
 			RestartBackoff:    time.Second,
 			RestartBackoffMax: 30 * time.Second,
 			WedgeTimeouts:     3,
+			MaxFileSize:       10 << 20,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",

@@ -162,6 +162,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 			RestartBackoff:    durationZeroMeansOff(cfg.Local.RestartBackoff),
 			RestartBackoffMax: cfg.Local.RestartBackoffMax,
 			WedgeAfter:        zeroMeansOff(cfg.Local.WedgeTimeouts),
+			MaxFileSize:       int64(zeroMeansOff(cfg.Local.MaxFileSize)),
 			DiagnosticsSettle: settle(cfg.Diagnostics.SettleWindow),
 			Env:               cfg.BaseEnv(environ),
 			Logger:            logger.With("part", "lsp"),

@@ -38,7 +38,7 @@ func TestAdapterConfig(t *testing.T) {
 						Diagnostics: lsp.Duration(5 * time.Second),
 						Idle:        lsp.Duration(10 * time.Minute),
 					},
-					MaxRestarts: 5, WedgeAfter: 3, Settle: 250 * time.Millisecond,
+					MaxRestarts: 5, WedgeAfter: 3, MaxFileSize: 10 << 20, Settle: 250 * time.Millisecond,
 					Backoff: time.Second, BackoffMax: 30 * time.Second,
 					Env:           []string{"GOFLAGS=-mod=mod", "HOME=/h", "PATH=/bin:/usr/bin"},
 					EditorTimeout: 10 * time.Second,
@@ -74,10 +74,13 @@ func TestAdapterConfig(t *testing.T) {
 		{
 			name: "zero restarts, backoff and wedge timeouts mean off",
 			edit: func(c *config.Config) {
-				c.Local.MaxRestarts, c.Local.RestartBackoff, c.Local.WedgeTimeouts = 0, 0, 0
+				c.Local.MaxRestarts, c.Local.RestartBackoff, c.Local.WedgeTimeouts, c.Local.MaxFileSize = 0, 0, 0, 0
 				c.Local.RestartBackoffMax = 2 * time.Second
 			},
 			check: func(t *testing.T, got lspView) {
+				if got.MaxFileSize >= 0 {
+					t.Errorf("max file size %d, want negative (no cap)", got.MaxFileSize)
+				}
 				if got.MaxRestarts >= 0 || got.Backoff >= 0 || got.WedgeAfter >= 0 || got.BackoffMax != 2*time.Second {
 					t.Errorf("max restarts %d, backoff %v, wedge %d, backoff max %v: want the first three negative (off) and 2s",
 						got.MaxRestarts, got.Backoff, got.WedgeAfter, got.BackoffMax)
@@ -153,7 +156,7 @@ func TestAdapterConfig(t *testing.T) {
 				t.Error("loggers not set")
 			}
 			v := lspView{
-				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter,
+				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter, MaxFileSize: ac.LSP.MaxFileSize,
 				Settle: ac.LSP.DiagnosticsSettle, Backoff: ac.LSP.RestartBackoff, BackoffMax: ac.LSP.RestartBackoffMax, Env: ac.LSP.Env, EditorTimeout: ac.EditorTimeout,
 				NoEditor: ac.NoEditor, Forward: ac.ForwardToAgent, Servers: names(ac.LSP.Servers),
 			}
@@ -172,6 +175,7 @@ type lspView struct {
 	Timeouts            lsp.Timeouts
 	MaxRestarts         int
 	WedgeAfter          int
+	MaxFileSize         int64
 	Settle              time.Duration
 	Backoff, BackoffMax time.Duration
 	Env                 []string
