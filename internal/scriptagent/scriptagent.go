@@ -34,6 +34,7 @@ import (
 	"syscall"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,10 +136,9 @@ func (a *agent) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, 
 }
 
 func (a *agent) NewSession(ctx context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	a.mu.Lock()
-	a.nextID++
-	id := acp.SessionId(fmt.Sprintf("script-%d", a.nextID))
-	a.mu.Unlock()
+	// A random id, as real agents give: an editor may keep it and load
+	// the session from another acp-lsp process later.
+	id := acp.SessionId("script-" + uuid.NewString())
 	if err := a.open(ctx, id, p.McpServers); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
