@@ -48,13 +48,5 @@ func (c *proxyCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
 		return err
 	}
 	defer s.done()
-	if !c.noLSP {
-		stages, closeStack, err := s.lspStages()
-		if err != nil {
-			return err
-		}
-		defer closeStack()
-		s.opts.Stages = stages
-	}
-	return runChain(ctx, s.opts)
+	return s.runWithLSP(ctx, !c.noLSP)
 }

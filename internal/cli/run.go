@@ -115,6 +115,20 @@ func (s *chainSetup) lspStages() ([]conductor.Stage, func(), error) {
 	}, nil
 }
 
+// runWithLSP runs the chain, with the LSP stack as its only stages when
+// withLSP is set (wrapper and proxy modes).
+func (s *chainSetup) runWithLSP(ctx context.Context, withLSP bool) error {
+	if withLSP {
+		stages, closeStack, err := s.lspStages()
+		if err != nil {
+			return err
+		}
+		defer closeStack()
+		s.opts.Stages = stages
+	}
+	return runChain(ctx, s.opts)
+}
+
 func isBuiltinServer(name string) bool {
 	return slices.ContainsFunc(lsp.DefaultServers(), func(s lsp.ServerConfig) bool { return s.Name == name })
 }
@@ -184,13 +198,5 @@ func (c *runCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	defer s.done()
 	s.opts.Agent = args
-	if !c.noLSP {
-		stages, closeStack, err := s.lspStages()
-		if err != nil {
-			return err
-		}
-		defer closeStack()
-		s.opts.Stages = stages
-	}
-	return runChain(ctx, s.opts)
+	return s.runWithLSP(ctx, !c.noLSP)
 }
