@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -81,7 +82,10 @@ func ParseEnvelope(params []byte) (Envelope, error) {
 	if m[0] != '"' {
 		return e, fmt.Errorf("parse envelope: method is not a string")
 	}
-	if bytes.IndexByte(m, '\\') < 0 {
+	// The fast path only for plain valid UTF-8: otherwise decode as
+	// encoding/json does (escapes; invalid bytes become U+FFFD), so the
+	// method reads the same wherever it is decoded.
+	if bytes.IndexByte(m, '\\') < 0 && utf8.Valid(m) {
 		e.Method = string(m[1 : len(m)-1])
 	} else if err := json.Unmarshal(m, &e.Method); err != nil {
 		return e, fmt.Errorf("parse envelope: method: %w", err)

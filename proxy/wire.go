@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // DefaultMaxLine is the default cap on one NDJSON line: prompts embed whole
@@ -328,7 +329,11 @@ func unquote(q []byte) (string, error) {
 		if s, ok := knownMethods[string(q[1:len(q)-1])]; ok {
 			return s, nil
 		}
-		return string(q[1 : len(q)-1]), nil
+		// Invalid UTF-8 takes the decoder's path (bytes become U+FFFD),
+		// so a name reads the same here as anywhere JSON is decoded.
+		if utf8.Valid(q) {
+			return string(q[1 : len(q)-1]), nil
+		}
 	}
 	var s string
 	err := json.Unmarshal(q, &s)
