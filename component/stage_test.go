@@ -56,6 +56,28 @@ func pipeEnd() (*end, *proxy.Stream) {
 // agent's session id is bound, editor notifications feed the cache, a tool
 // call goes upstream as _lsp/request, and an applied rename asks the editor
 // with session/request_permission before writing.
+// runStage runs a chain of st alone between a scripted editor and agent
+// until the test ends; ctx ends with it.
+func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context) {
+	t.Helper()
+	editor, cep := pipeEnd()
+	agent, aep := pipeEnd()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		editor.w.Close()
+		agent.w.Close()
+		<-done
+		cep.Close()
+		aep.Close()
+	})
+	return editor, agent, ctx
+}
+
 func TestStageChain(t *testing.T) {
 	root := t.TempDir()
 	path := filepath.Join(root, "main.go")
@@ -64,21 +86,7 @@ func TestStageChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	editor, cep := pipeEnd()
-	agent, aep := pipeEnd()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		editor.w.Close()
-		agent.w.Close()
-		<-done
-		cep.Close()
-		aep.Close()
-	}()
+	editor, agent, ctx := runStage(t, st)
 
 	editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 	agent.recv(t)
@@ -202,21 +210,7 @@ func TestStageSetupMethods(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			editor, cep := pipeEnd()
-			agent, aep := pipeEnd()
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() {
-				done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
-			}()
-			defer func() {
-				cancel()
-				editor.w.Close()
-				agent.w.Close()
-				<-done
-				cep.Close()
-				aep.Close()
-			}()
+			editor, agent, _ := runStage(t, st)
 			editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 			agent.recv(t)
 			agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":`+tc.agentCaps+`}}`)
