@@ -32,7 +32,22 @@ type Stream struct {
 	wmu  sync.Mutex
 	w    *bufio.Writer
 	wc   io.Writer
+	msgs []Message // slab the next messages read are taken from
 }
+
+// newMessage returns a zero Message from the slab: one allocation per
+// msgSlab messages read instead of one each. A message kept by someone
+// keeps its slab alive, a few KiB.
+func (s *Stream) newMessage() *Message {
+	if len(s.msgs) == 0 {
+		s.msgs = make([]Message, msgSlab)
+	}
+	m := &s.msgs[0]
+	s.msgs = s.msgs[1:]
+	return m
+}
+
+const msgSlab = 32
 
 // NewStream returns an Endpoint reading messages from r and writing them to
 // w. Close closes r and w when they are io.Closers.
@@ -79,8 +94,12 @@ func (s *Stream) Read() (*Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		m, err := Parse(line)
+		m := s.newMessage()
+		err = m.parse(line)
 		if err != nil {
+			if !m.scanned {
+				m = nil
+			}
 			s.opts.Logger.Warn("skipping input that is not a JSON-RPC message", "side", s.opts.Name, "err", err, "input", truncate(line, 200))
 			if s.opts.ReplyParseErrors {
 				code := CodeParseError

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,10 @@ import (
 // files and images, so it is far above the 10 MiB of the Go ACP SDK.
 const DefaultMaxLine = 256 << 20
 
+// readBuf is the read buffer of a LineReader: a pipe holds 64 KiB, so one
+// read can take everything a fast writer has queued.
+const readBuf = 128 << 10
+
 // ErrLineTooLong is returned (wrapped) by LineReader.ReadLine for a line over
 // the cap. The rest of that line is discarded, so the next ReadLine returns
 // the following line: a huge message is lost, the connection is not.
@@ -24,9 +29,35 @@ var ErrLineTooLong = errors.New("line too long")
 // LineReader reads newline-delimited JSON messages. It is not safe for
 // concurrent use.
 type LineReader struct {
-	r   *bufio.Reader
-	max int
-	buf []byte
+	r    *bufio.Reader
+	max  int
+	buf  []byte
+	slab []byte // shared backing of small lines (see carve)
+}
+
+// Small lines are copied into shared slabs instead of one allocation
+// each: an agent streaming session/update costs one allocation per
+// about fifty messages, not one per message. A line kept by someone
+// keeps its slab alive (at most slabSize bytes), never more.
+const (
+	slabSize    = 16 << 10
+	slabMaxLine = 2 << 10
+)
+
+// carve returns a copy of line, carved from the current slab when it is
+// small. The copy's capacity ends with it, so an append to it reallocates
+// instead of overwriting the next line.
+func (lr *LineReader) carve(line []byte) []byte {
+	n := len(line)
+	if n > slabMaxLine {
+		return bytes.Clone(line)
+	}
+	if cap(lr.slab)-len(lr.slab) < n {
+		lr.slab = make([]byte, 0, slabSize)
+	}
+	s := len(lr.slab)
+	lr.slab = append(lr.slab, line...)
+	return lr.slab[s : s+n : s+n]
 }
 
 // NewLineReader returns a LineReader over r accepting lines up to max bytes
@@ -35,12 +66,13 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &LineReader{r: bufio.NewReaderSize(r, readBuf), max: max}
 }
 
 // ReadLine returns the next non-blank line without its line terminator
-// (LF or CRLF). The returned slice is freshly allocated and owned by the
-// caller. At the end of input it returns io.EOF; a last line without a
+// (LF or CRLF). The returned slice is a copy owned by the caller: later
+// reads never overwrite it (small lines share a backing array, but each
+// slice's capacity ends with its line, so appending to it copies). At the end of input it returns io.EOF; a last line without a
 // newline is returned first.
 func (lr *LineReader) ReadLine() ([]byte, error) {
 	for {
@@ -58,7 +90,8 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 		if err != nil && (err != io.EOF || len(frag) == 0) {
 			return nil, err
 		}
-		// The common case: the whole line is in the read buffer; one copy.
+		// The common case: the whole line is in the read buffer; one copy,
+		// into the slab.
 		if len(frag) > lr.max+2 {
 			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
@@ -69,7 +102,7 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 		if isBlank(line) {
 			continue
 		}
-		return bytes.Clone(line), nil
+		return lr.carve(line), nil
 	}
 }
 
@@ -186,6 +219,8 @@ type Message struct {
 
 	params, result, errv span
 
+	scanned bool // parse found one valid JSON object
+
 	sent   atomic.Bool          // passed on by the handler now holding it
 	credit atomic.Pointer[gate] // flow-control credit, released once delivered
 	ctl    *control             // chain control message (never on the wire)
@@ -232,11 +267,24 @@ func (e *ParseError) Error() string {
 // the whole text but decodes only the top-level "id" and "method"; raw is
 // retained (not copied) by the returned Message.
 func Parse(raw []byte) (*Message, error) {
-	m := &Message{Raw: raw}
+	m := &Message{}
+	if err := m.parse(raw); err != nil {
+		if m.scanned {
+			return m, err // valid JSON, not a message
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// parse is Parse into m (a zero Message). It returns *ParseError; m is
+// marked scanned when raw was one valid JSON object.
+func (m *Message) parse(raw []byte) error {
+	m.Raw = raw
 	s := scanner{b: raw}
 	s.ws()
 	if !s.eat('{') {
-		return nil, s.fail("expected a JSON object")
+		return s.fail("expected a JSON object")
 	}
 	var hasMethod, hasID bool
 	s.ws()
@@ -245,17 +293,17 @@ func Parse(raw []byte) (*Message, error) {
 			s.ws()
 			ks := s.i
 			if err := s.str(); err != nil {
-				return nil, err
+				return err
 			}
 			key := raw[ks:s.i]
 			s.ws()
 			if !s.eat(':') {
-				return nil, s.fail("expected ':'")
+				return s.fail("expected ':'")
 			}
 			s.ws()
 			vs := s.i
 			if err := s.value(0); err != nil {
-				return nil, err
+				return err
 			}
 			v := span{vs, s.i}
 			switch string(key) {
@@ -264,11 +312,11 @@ func Parse(raw []byte) (*Message, error) {
 				hasID = true
 			case `"method"`:
 				if raw[vs] != '"' {
-					return nil, &ParseError{vs, "method is not a string"}
+					return &ParseError{vs, "method is not a string"}
 				}
 				meth, err := unquote(raw[vs:s.i])
 				if err != nil {
-					return nil, &ParseError{vs, "bad method string"}
+					return &ParseError{vs, "bad method string"}
 				}
 				m.Method = meth
 				hasMethod = true
@@ -286,13 +334,14 @@ func Parse(raw []byte) (*Message, error) {
 			if s.eat('}') {
 				break
 			}
-			return nil, s.fail("expected ',' or '}'")
+			return s.fail("expected ',' or '}'")
 		}
 	}
 	s.ws()
 	if s.i != len(raw) {
-		return nil, s.fail("trailing data after the object")
+		return s.fail("trailing data after the object")
 	}
+	m.scanned = true
 	switch {
 	case hasMethod && hasID:
 		m.Kind = KindRequest
@@ -301,9 +350,9 @@ func Parse(raw []byte) (*Message, error) {
 	case hasID && (m.result.ok() || m.errv.ok()):
 		m.Kind = KindResponse
 	default:
-		return m, &ParseError{0, "neither a request, a notification nor a response"}
+		return &ParseError{0, "neither a request, a notification nor a response"}
 	}
-	return m, nil
+	return nil
 }
 
 // knownMethods interns the method names of ACP and the proxy-chain
@@ -374,8 +423,12 @@ func (s *scanner) str() error {
 		return s.fail("expected a string")
 	}
 	for s.i < len(s.b) {
-		// Fast path over plain bytes.
+		// Fast path over plain bytes: eight at a time while none of them
+		// is a quote, a backslash or a control character, then one by one.
 		j := s.i
+		for j+8 <= len(s.b) && plain8(binary.LittleEndian.Uint64(s.b[j:])) {
+			j += 8
+		}
 		for j < len(s.b) {
 			c := s.b[j]
 			if c == '"' || c == '\\' || c < 0x20 {
@@ -417,6 +470,16 @@ func (s *scanner) str() error {
 		}
 	}
 	return s.fail("unterminated string")
+}
+
+// plain8 reports whether none of the eight bytes packed in x is '"',
+// '\\' or below 0x20 (the usual has-zero-byte and has-less-than tricks;
+// each test can misplace which byte matched, but whether any did is exact).
+func plain8(x uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := x ^ (lo * '"')
+	b := x ^ (lo * '\\')
+	return ((q-lo)&^q|(b-lo)&^b|(x-lo*0x20)&^x)&hi == 0
 }
 
 func isHex(c byte) bool {

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
@@ -188,4 +189,35 @@ func (o *oneByte) Read(p []byte) (int, error) {
 	p[0] = o.b[0]
 	o.b = o.b[1:]
 	return 1, nil
+}
+
+// TestPlain8 checks the eight-bytes-at-once string scan against the byte
+// test for every byte value at every position of a word of plain bytes.
+func TestPlain8(t *testing.T) {
+	plain := func(c byte) bool { return c != '"' && c != '\\' && c >= 0x20 }
+	for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, ' '} {
+		for pos := range 8 {
+			for c := range 256 {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[pos] = byte(c)
+				want := plain(fill) && plain(byte(c))
+				if got := plain8(binary.LittleEndian.Uint64(w)); got != want {
+					t.Fatalf("plain8(%q) = %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestLineReaderLinesIndependent: small lines share a slab, but appending
+// to one never changes the next.
+func TestLineReaderLinesIndependent(t *testing.T) {
+	lr := NewLineReader(strings.NewReader("aaa\nbbb\nccc\n"), 0)
+	a, _ := lr.ReadLine()
+	b, _ := lr.ReadLine()
+	_ = append(a, "XXXX"...)
+	c, _ := lr.ReadLine()
+	if string(a) != "aaa" || string(b) != "bbb" || string(c) != "ccc" {
+		t.Fatalf("lines %q %q %q", a, b, c)
+	}
 }
