@@ -1,0 +1,239 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/proxy"
+)
+
+// marks records when one tool call passed each point of the chain. Calls
+// are made one at a time, so one set is enough.
+type marks struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (m *marks) mark(name string) {
+	now := time.Now()
+	m.mu.Lock()
+	if _, ok := m.at[name]; !ok {
+		m.at[name] = now
+	}
+	m.mu.Unlock()
+}
+
+func (m *marks) reset() {
+	m.mu.Lock()
+	m.at = map[string]time.Time{}
+	m.mu.Unlock()
+}
+
+// spy is a Nonblocking pass-through stage that marks when an `_lsp/*`
+// request from the component passes it upward and when its answer
+// passes it back.
+type spy struct{ m *marks }
+
+func (spy) Nonblocking() {}
+func (spy) Name() string { return "spy" }
+func (s spy) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
+	if m.Kind == proxy.KindResponse && lspext.Is(m.Method, lspext.Request) {
+		s.m.mark("adapter replied")
+	}
+	hop.ToAgent(m)
+}
+func (s spy) FromAgent(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
+	if m.Kind == proxy.KindRequest && lspext.Is(m.Method, lspext.Request) {
+		s.m.mark("request at adapter")
+	}
+	hop.ToClient(m)
+}
+
+// markingBackend marks when the tool's request enters and leaves the
+// Backend.
+type markingBackend struct {
+	Backend
+	m *marks
+}
+
+func (b markingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+	b.m.mark("backend in")
+	r, err := b.Backend.Request(ctx, uri, method, params)
+	b.m.mark("backend out")
+	return r, err
+}
+
+// markingTransport marks the HTTP round trip of the tools/call POST.
+type markingTransport struct {
+	header, value string
+	m             *marks
+}
+
+func (t *markingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(t.header, t.value)
+	t.m.mark("http out")
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	t.m.mark("http back")
+	return resp, err
+}
+
+// BenchmarkHoverBreakdown runs BenchmarkHoverChain's warm hover with
+// marks along the path and reports the median time between consecutive
+// marks (ns), so the tool's overhead over a bare request can be placed:
+// the MCP client before the POST, HTTP and the SDK server up to the
+// tool handler, the component before its request, the chain up to the
+// adapter, the adapter and gopls, the chain back, the component's
+// rendering, the SDK and HTTP back, the client after the response.
+// -v logs median, p90 and mean of every segment.
+//
+// BREAKDOWN_WS names a copy of the bench's workspace (expr-lang/expr, see
+// internal/bench) to hover Compile in expr.go there instead, with
+// BREAKDOWN_GOMODCACHE its module cache (.cache/bench/gomod).
+func BenchmarkHoverBreakdown(b *testing.B) {
+	peers.Require(b, "gopls")
+	root, _ := filepath.EvalSymlinks(b.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	os.WriteFile(main, []byte(mainGo), 0o644)
+	env := peers.Env()
+	file, line, symbol, pos := "main.go", 5, "add", lsp.Position{Line: 4, Character: 5}
+	if ws := os.Getenv("BREAKDOWN_WS"); ws != "" { // e.g. a copy of the bench's expr workspace
+		root, main = ws, filepath.Join(ws, "expr.go")
+		file, line, symbol, pos = "expr.go", 208, "Compile", lsp.Position{Line: 207, Character: 5}
+		env = append(env, "GOMODCACHE="+os.Getenv("BREAKDOWN_GOMODCACHE"), "GOFLAGS=-mod=mod -modcacherw", "GOWORK=off", "GOTOOLCHAIN=local")
+	}
+	mk := &marks{at: map[string]time.Time{}}
+
+	a, err := adapter.New(adapter.Config{LSP: lsp.Options{Env: env}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := NewStage(Config{Executable: "/bin/acp-lsp", DiagnosticsWait: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.c.backend = markingBackend{st.c.backend, mk}
+	sc := &stackChain{adapter: a, stage: st, asked: make(chan string, 16)}
+	editor, cep := newWirePeer("editor", nil)
+	agent, aep := newWirePeer("agent", nil)
+	sc.editor, sc.agent = editor, agent
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, spy{mk}, st}}).Run(ctx)
+	}()
+	b.Cleanup(func() {
+		cancel()
+		editor.w.Close()
+		agent.w.Close()
+		<-done
+		cep.Close()
+		aep.Close()
+		a.Close()
+		for range editor.in {
+		}
+		for range agent.in {
+		}
+	})
+	// session/new through the chain, as open does, with a marking client.
+	editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
+	agent.recv(b)
+	agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	editor.recv(b)
+	editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
+	m := agent.recv(b)
+	var p struct {
+		MCPServers []struct {
+			URL     string `json:"url"`
+			Headers []struct{ Name, Value string }
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 {
+		b.Fatalf("session/new reached the agent as %s", m.raw)
+	}
+	agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
+	editor.recv(b)
+	e := p.MCPServers[0]
+	s := st.c.SessionByACP("S1")
+	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			mk.mark("tool in")
+			r, err := next(ctx, method, req)
+			mk.mark("tool out")
+			return r, err
+		}
+	})
+	hc := &http.Client{Transport: &markingTransport{e.Headers[0].Name, e.Headers[0].Value, mk}}
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.URL, HTTPClient: hc}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	args := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "hover", "file": file, "line": line, "symbol": symbol}}
+	if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up gopls
+		b.Fatal(err, res)
+	}
+	order := []string{"call", "http out", "tool in", "backend in", "request at adapter", "adapter replied", "backend out", "tool out", "http back", "return"}
+	samples := make([][]time.Duration, len(order)-1)
+	var direct []time.Duration
+	for b.Loop() {
+		mk.reset()
+		mk.mark("call")
+		res, err := cs.CallTool(ctx, args)
+		mk.mark("return")
+		if err != nil || res.IsError {
+			b.Fatal(err, res)
+		}
+		mk.mu.Lock()
+		for i := 1; i < len(order); i++ {
+			t0, ok0 := mk.at[order[i-1]]
+			t1, ok1 := mk.at[order[i]]
+			if !ok0 || !ok1 {
+				b.Fatalf("mark %q or %q missing: %v", order[i-1], order[i], mk.at)
+			}
+			samples[i-1] = append(samples[i-1], t1.Sub(t0))
+		}
+		mk.mu.Unlock()
+		t0 := time.Now()
+		if _, err := a.Manager().Hover(ctx, main, pos); err != nil {
+			b.Fatal(err)
+		}
+		direct = append(direct, time.Since(t0))
+	}
+	stat := func(d []time.Duration) (med, p90, mean time.Duration) {
+		slices.Sort(d)
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		return d[len(d)/2], d[len(d)*9/10], sum / time.Duration(len(d))
+	}
+	for i := 1; i < len(order); i++ {
+		med, p90, mean := stat(samples[i-1])
+		b.ReportMetric(float64(med.Nanoseconds()), strings.ReplaceAll(fmt.Sprintf("%d:%s→%s-ns", i, order[i-1], order[i]), " ", "_"))
+		b.Logf("%-40s median %8s p90 %8s mean %8s", order[i-1]+" → "+order[i], med, p90, mean)
+	}
+	med, p90, mean := stat(direct)
+	b.ReportMetric(float64(med.Nanoseconds()), "direct-ns")
+	b.Logf("%-40s median %8s p90 %8s mean %8s", "direct Manager.Hover", med, p90, mean)
+}
