@@ -43,6 +43,10 @@ type Options struct {
 	Columns []string
 	// Log receives progress lines (default os.Stderr).
 	Log io.Writer
+	// Trace, when set, is a folder where every LSP column's gopls writes
+	// its RPC trace (Trace/<column>/gopls-<pid>.log): what each column asks
+	// the server, and the server's own time per request.
+	Trace string
 }
 
 // Report is everything one run measured.
@@ -113,7 +117,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache}
+	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache, Trace: opts.Trace}
 	start := time.Now()
 	loadStart := LoadAverage()
 	rep := &Report{Quick: opts.Quick, Spec: DefaultSpec}

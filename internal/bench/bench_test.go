@@ -158,3 +158,35 @@ func TestReportWriteKeepsHandWrittenText(t *testing.T) {
 		}
 	}
 }
+
+// TestTraced checks the traced column's gopls: a wrapper named gopls first
+// on PATH and in Env.Gopls, running the real one with -rpc.trace and a log
+// file in the column's folder, every other variable kept.
+func TestTraced(t *testing.T) {
+	dir := t.TempDir()
+	env := &Env{Gopls: "/opt/go bin/gopls", Cache: "/c"}
+	e, ws, err := traced(dir, "acp-lsp", env, []string{"HOME=/h", "PATH=/usr/bin:/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "acp-lsp", "bin")
+	if e.Gopls != filepath.Join(bin, "gopls") || e.Cache != "/c" || env.Gopls != "/opt/go bin/gopls" {
+		t.Errorf("env = %+v (original %+v)", e, env)
+	}
+	if want := []string{"HOME=/h", "PATH=" + bin + ":/usr/bin:/bin"}; strings.Join(ws, "\n") != strings.Join(want, "\n") {
+		t.Errorf("wsEnv = %q, want %q", ws, want)
+	}
+	b, err := os.ReadFile(e.Gopls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(e.Gopls); fi.Mode()&0o111 == 0 {
+		t.Errorf("wrapper is not executable: %v", fi.Mode())
+	}
+	if want := `exec "/opt/go bin/gopls" -rpc.trace -logfile="` + filepath.Join(dir, "acp-lsp") + `"/gopls-$$.log "$@"`; !strings.Contains(string(b), want) {
+		t.Errorf("wrapper:\n%s\nwant a line %s", b, want)
+	}
+	if _, ws, _ := traced(dir, "bare", env, []string{"HOME=/h"}); ws[len(ws)-1] != "PATH="+filepath.Join(dir, "bare", "bin") {
+		t.Errorf("no PATH: wsEnv = %q", ws)
+	}
+}

@@ -92,6 +92,12 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 	if err != nil {
 		return err
 	}
+	wsEnv := w.Env
+	if env.Trace != "" {
+		if env, wsEnv, err = traced(env.Trace, col.Key, env, wsEnv); err != nil {
+			return err
+		}
+	}
 	cold := res.Cells[0][ci]
 	var s Subject
 	for i := 0; i < coldRuns; i++ {
@@ -100,7 +106,7 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 		}
 		start := time.Now()
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-		s, err = col.Start(cctx, env, root, w.Env)
+		s, err = col.Start(cctx, env, root, wsEnv)
 		if err != nil {
 			cancel()
 			cold.Err = err.Error()

@@ -30,6 +30,9 @@ type Env struct {
 	NodeModules string
 	// Cache is the bench's cache folder (shims, workspaces, module cache).
 	Cache string
+	// Trace, when set, is a folder for each LSP column's gopls RPC trace
+	// (see traced).
+	Trace string
 }
 
 func (e *Env) cclspMain() string {
