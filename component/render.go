@@ -59,14 +59,28 @@ func parseLocations(raw json.RawMessage) ([]Location, error) {
 }
 
 // renderer turns LSP places into workspace-relative path:line:col with the
-// source line, reading each file once.
+// source line, reading each file once and checking each path once: a
+// workspace-symbol or diagnostics answer names the same few files many
+// times, and the check resolves symbolic links (one lstat per path element).
 type renderer struct {
-	s    *Session
-	docs map[string]*position.Document
+	s      *Session
+	docs   map[string]*position.Document
+	inside map[string]bool
 }
 
 func (s *Session) newRenderer() *renderer {
-	return &renderer{s: s, docs: map[string]*position.Document{}}
+	return &renderer{s: s, docs: map[string]*position.Document{}, inside: map[string]bool{}}
+}
+
+// within reports whether path is inside the session's workspace (the
+// session's check), once per path for the life of this answer.
+func (r *renderer) within(path string) bool {
+	in, ok := r.inside[path]
+	if !ok {
+		in = r.s.check(path) == nil
+		r.inside[path] = in
+	}
+	return in
 }
 
 func (r *renderer) doc(uri string) (string, *position.Document) {
@@ -80,7 +94,7 @@ func (r *renderer) doc(uri string) (string, *position.Document) {
 	var d *position.Document
 	// Files outside the workspace (the standard library, dependencies) are
 	// shown by path, never read.
-	if r.s.check(p) == nil {
+	if r.within(p) {
 		if b, err := os.ReadFile(p); err == nil {
 			d = position.NewDocument(b)
 		}
@@ -382,7 +396,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 				continue
 			}
 			p, err := edit.PathFromURI(sym.Location.URI)
-			if err != nil || s.check(p) != nil {
+			if err != nil || !r.within(p) {
 				outside++ // dependencies, the standard library
 				continue
 			}
@@ -675,7 +689,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	hidden := 0
 	for _, f := range rep.Files {
 		p, err := edit.PathFromURI(f.URI)
-		if err != nil || s.check(p) != nil {
+		if err != nil || !r.within(p) {
 			continue
 		}
 		diags, err := decodeDiagnostics(f.Diagnostics, true)
