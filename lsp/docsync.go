@@ -503,42 +503,12 @@ func parseSave(raw json.RawMessage) saveKind {
 	return saveNotify
 }
 
-// watched tells the server that paths changed on disk: deleted ones are
-// closed, open ones resynced, workspace/didChangeWatchedFiles sent where
-// the server watches files, and every other open document is sent again
-// before its next request (its diagnostics may depend on the changed
-// files, and a server that echoes versions would otherwise seem to have
-// reported on it already).
-func (p *proc) watched(paths []string) error {
-	var changes []fileChange
-	for _, path := range paths {
-		typ := 2
-		if _, err := os.Stat(path); os.IsNotExist(err) {
-			typ = 3
-			p.closeDoc(path)
-		} else {
-			p.mu.Lock()
-			_, open := p.docs[path]
-			p.mu.Unlock()
-			if open {
-				if _, err := p.sync(path); err != nil {
-					return err
-				}
-			}
-		}
-		changes = append(changes, fileChange{URI: edit.URIFromPath(path), Type: typ})
-	}
-	err := p.notifyWatched(changes)
-	p.markResend(paths...)
-	return err
-}
-
 // renamed tells the server that files moved: the old document is closed,
 // didRenameFiles sent when the server asked for it.
 func (p *proc) renamed(ctx context.Context, oldPath, newPath string) error {
 	p.closeDoc(oldPath)
 	if !present(p.caps.Workspace.FileOperations.DidRename) {
-		return p.watched([]string{oldPath, newPath})
+		return p.diskChanged([]fileEvent{{path: oldPath, typ: changeDeleted}, {path: newPath, typ: changeCreated}}, false)
 	}
 	raw, err := renameParams(oldPath, newPath)
 	if err != nil {

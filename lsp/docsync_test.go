@@ -81,6 +81,10 @@ func didTraffic(t *testing.T, msgs []fakelsp.Message) []string {
 	return out
 }
 
+// noWatch turns file watching off, for the tests of what stands without
+// it.
+func noWatch(o *Options) { o.MaxWatchedDirs = -1 }
+
 // watcherScript registers file watchers, as gopls does after initialized.
 var watcherScript = fakelsp.Script{ClientRequests: []fakelsp.ClientRequest{
 	{Method: "client/registerCapability", Params: json.RawMessage(`{"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"}]}}]}`)},
@@ -172,7 +176,9 @@ func TestMaxFileSizeOption(t *testing.T) {
 // the documents still open are sent again with a new version, so their
 // diagnostics are the server's word after the deletion (not its earlier
 // publish for the same version). A request about the deleted file says
-// "no such file" and names it.
+// "no such file" and names it. File watching is off: this is the check
+// that stands when it is (or when the deleted file's folder is past the
+// watch limit); TestShellChangesToServer covers the watched case.
 func TestFaultVanishedDocument(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -185,7 +191,7 @@ func TestFaultVanishedDocument(t *testing.T) {
 			[]string{"didOpen a.fk 1", "didOpen gone.fk 1", "didClose gone.fk", "didChange a.fk 2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newFaultEnv(t, c.script, nil)
+			e := newFaultEnv(t, c.script, noWatch)
 			// A request is answered only after the fake's registrations
 			// were: diagnostics alone send no request.
 			e.wantHover()
@@ -231,7 +237,10 @@ func TestFaultVanishedDocument(t *testing.T) {
 // TestFaultFileChangedWatchers: FileChanged sends didChangeWatchedFiles
 // only to a server that registered watchers, closes a deleted document,
 // resyncs a changed open one, and resends the other open ones before
-// their next request (not the changed one again: it was just sent).
+// their next request (not the changed one again: it was just sent). The
+// files' creation by the test, seen by the file watcher, is told before
+// the first diagnostics; FileChanged's own paths are told with what the
+// watcher saw since, once each.
 func TestFaultFileChangedWatchers(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -239,7 +248,7 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 		want   []string
 	}{
 		{"watchers registered", watcherScript,
-			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "watched b.fk:3", "watched c.fk:2", "watched d.fk:2", "didChange a.fk 2"}},
+			[]string{"didOpen a.fk 1", "watched b.fk:1", "watched c.fk:1", "watched d.fk:1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "watched b.fk:3", "watched c.fk:2", "watched d.fk:2", "didChange a.fk 2"}},
 		{"no watchers", fakelsp.Script{},
 			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "didChange a.fk 2"}},
 	} {
@@ -314,7 +323,8 @@ func FuzzBinaryAt(f *testing.F) {
 // deletion (which moves it) is noticed; a deletion whose folder mtime is
 // put back is not noticed by the folder check (proof that the per-file
 // stats were spared), yet a request about the deleted file itself still
-// says "no such file" and closes it on the server.
+// says "no such file" and closes it on the server. File watching is off,
+// as in TestFaultVanishedDocument.
 func TestFaultVanishedFolderStamps(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -329,7 +339,7 @@ func TestFaultVanishedFolderStamps(t *testing.T) {
 			[]string{"didOpen a.fk 1", "didOpen gone.fk 1", "didClose gone.fk", "didChange a.fk 2"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			e := newFaultEnv(t, fakelsp.Script{}, nil)
+			e := newFaultEnv(t, fakelsp.Script{}, noWatch)
 			gone := filepath.Join(e.root, "gone.fk")
 			if err := os.WriteFile(gone, []byte("package fake\n"), 0o644); err != nil {
 				t.Fatal(err)
@@ -371,9 +381,10 @@ func TestFaultVanishedFolderStamps(t *testing.T) {
 }
 
 // TestFaultVanishedFolder: a whole folder removed (rm -r) takes its open
-// documents with it; the folder's failed stat makes them checked.
+// documents with it; the folder's failed stat makes them checked (file
+// watching off, as in TestFaultVanishedDocument).
 func TestFaultVanishedFolder(t *testing.T) {
-	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	e := newFaultEnv(t, fakelsp.Script{}, noWatch)
 	sub := filepath.Join(e.root, "sub")
 	x := filepath.Join(sub, "x.fk")
 	if err := os.MkdirAll(sub, 0o755); err != nil {

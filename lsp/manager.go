@@ -76,6 +76,14 @@ type Options struct {
 	// diagnostics fresh for servers that do not echo versions. Default
 	// 300ms.
 	DiagnosticsSettle time.Duration
+	// MaxWatchedDirs bounds the folders watched for changes made behind
+	// the client's back (the agent's shell, a build, git): files written,
+	// created, deleted or moved are told to the servers that registered
+	// file watchers before the next request goes out. Default
+	// DefaultMaxWatchedDirs; past it, Servers says which folders are not
+	// covered. Negative turns watching off (only files a request names
+	// are synced from disk).
+	MaxWatchedDirs int
 	// Env is the base environment of server processes; nil means
 	// os.Environ(). Its PATH is where commands are looked up.
 	Env []string
@@ -99,6 +107,8 @@ type Manager struct {
 	subs    map[int]chan DiagnosticsEvent
 	subID   int
 	closed  bool
+
+	watch watchSet
 
 	// now is the clock of the restart policy; tests move it past a
 	// restart window instead of waiting. Set before any process starts.
@@ -146,6 +156,9 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	if opts.DiagnosticsSettle <= 0 {
 		opts.DiagnosticsSettle = 300 * time.Millisecond
+	}
+	if opts.MaxWatchedDirs == 0 {
+		opts.MaxWatchedDirs = DefaultMaxWatchedDirs
 	}
 	if opts.Env == nil {
 		opts.Env = os.Environ()
@@ -400,6 +413,7 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 		}
 		return fd
 	}
+	m.syncDiskQuiet()
 	d, err := p.sync(abs)
 	if err != nil {
 		fd.Verdict, fd.Detail = Failed, err.Error()
@@ -409,26 +423,15 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 }
 
 // FileChanged tells running servers that files changed on disk (created,
-// changed or deleted): deleted documents are closed, open ones resynced,
-// workspace/didChangeWatchedFiles is sent to servers that registered file
-// watchers, and every other open document is sent again (new version)
+// changed or deleted), with the changes the file watcher saw since the
+// last request: deleted documents are closed, open ones resynced,
+// workspace/didChangeWatchedFiles is sent to servers whose file watchers
+// match, and every other open document is sent again (new version)
 // before its next request, so its diagnostics reflect the change. It
-// starts no server.
+// starts no server. Changes the watcher sees need no call: every request
+// tells them first.
 func (m *Manager) FileChanged(ctx context.Context, paths ...string) error {
-	var errs []error
-	for _, p := range m.running() {
-		var mine []string
-		for _, path := range paths {
-			abs, _ := filepath.Abs(path)
-			if within(p.srv.ceiling, abs) {
-				mine = append(mine, abs)
-			}
-		}
-		if len(mine) > 0 {
-			errs = append(errs, p.watched(mine))
-		}
-	}
-	return errors.Join(errs...)
+	return m.syncDisk(paths...)
 }
 
 // FileSaved syncs path and sends didSave to its server if it is running.
@@ -443,6 +446,7 @@ func (m *Manager) FileSaved(ctx context.Context, path string) error {
 	if p == nil {
 		return nil
 	}
+	m.syncDiskQuiet()
 	return p.saved(abs)
 }
 
@@ -472,6 +476,7 @@ func (m *Manager) WillRenameFile(ctx context.Context, oldPath, newPath string) (
 // FileRenamed tells running servers that oldPath moved to newPath: the old
 // document is closed and didRenameFiles (or didChangeWatchedFiles) sent.
 func (m *Manager) FileRenamed(ctx context.Context, oldPath, newPath string) error {
+	m.syncDiskQuiet()
 	oldAbs, _ := filepath.Abs(oldPath)
 	newAbs, _ := filepath.Abs(newPath)
 	var errs []error
@@ -647,5 +652,6 @@ func (m *Manager) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	m.closeWatch()
 	return nil
 }

@@ -79,6 +79,9 @@ type proc struct {
 	wsPrev map[string]map[string]pullState
 	// saveKind is what didSave the server asked for at initialize.
 	saveKind saveKind
+	// watchCache holds compiled file watchers by registration id and
+	// options.
+	watchCache map[string][]fileWatcher
 }
 
 // saveKind is a server's textDocumentSync.save: whether to send didSave

@@ -320,6 +320,7 @@ func (s *server) start(ctx context.Context, delay time.Duration, reopen []string
 			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
 		}
 	}
+	s.mgr.watchRoot(s.ceiling)
 	p, err := startProc(s)
 	if err != nil {
 		return nil, err
@@ -561,6 +562,7 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	if err != nil {
 		return nil, err
 	}
+	s.mgr.syncDiskQuiet()
 	d, err := p.sync(path)
 	if err != nil {
 		return nil, err

@@ -121,6 +121,7 @@ func (s *server) workspaceDiagnostics(ctx context.Context, root string, opts Dia
 		}
 		return []FileDiagnostics{whole}
 	}
+	s.mgr.syncDiskQuiet()
 	ids, ok := p.workspacePullIDs()
 	if !ok {
 		whole.Verdict = Unsupported

@@ -1,0 +1,366 @@
+package lsp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// fileEvent is one change seen on disk, coalesced per path since the last
+// drain.
+type fileEvent struct {
+	path string
+	typ  int // changeCreated, changeChanged or changeDeleted
+	dir  bool
+}
+
+// DefaultMaxWatchedDirs is Options.MaxWatchedDirs's default.
+const DefaultMaxWatchedDirs = 10000
+
+// maxPendingEvents bounds the distinct paths kept between two drains; a
+// burst beyond it (a checkout of another branch, say) is reported as lost
+// events rather than held in memory.
+const maxPendingEvents = 20000
+
+// WatchStatus says how far file changes made behind the client's back
+// (by the agent's shell, a build, git) are seen.
+type WatchStatus struct {
+	// Mode is "inotify" (the kernel reports every change), "scan" (file
+	// times compared at each request) or "off".
+	Mode string `json:"mode"`
+	// Dirs is the number of folders watched.
+	Dirs int `json:"dirs"`
+	// Note says what is not covered, empty when every folder is: the
+	// folder limit reached, or events lost to a burst of changes.
+	Note string `json:"note,omitempty"`
+}
+
+// diskWatcher reports changes under workspace roots. All methods are safe
+// for concurrent use. Events are coalesced per path and returned by drain
+// in the order each path first changed; drain returns every change whose
+// system call returned before drain was called.
+type diskWatcher interface {
+	// add watches root and every folder below it (up to the limit,
+	// skipping heavy folders such as .git and node_modules).
+	add(root string)
+	// drain returns and forgets the changes seen so far; lost reports
+	// that some were dropped (the queue overflowed).
+	drain() (events []fileEvent, lost bool)
+	status() WatchStatus
+	close() error
+}
+
+// eventQueue coalesces the changes seen between two drains, one entry
+// per path, bounded by max distinct paths. The caller locks.
+type eventQueue struct {
+	events []fileEvent
+	index  map[string]int
+	max    int
+	lost   bool
+}
+
+func (q *eventQueue) record(path string, typ int, dir bool) {
+	if i, ok := q.index[path]; ok {
+		old := q.events[i].typ
+		switch {
+		case old == changeCreated && typ == changeChanged:
+			typ = changeCreated // still new to whoever hears of it
+		case old == changeDeleted && typ != changeDeleted:
+			typ = changeChanged // replaced: it existed before, and does now
+		}
+		q.events[i].typ, q.events[i].dir = typ, dir
+		return
+	}
+	if len(q.events) >= q.max {
+		q.lost = true
+		return
+	}
+	if q.index == nil {
+		q.index = map[string]int{}
+	}
+	q.index[path] = len(q.events)
+	q.events = append(q.events, fileEvent{path: path, typ: typ, dir: dir})
+}
+
+func (q *eventQueue) take() ([]fileEvent, bool) {
+	evs, lost := q.events, q.lost
+	q.events, q.lost = nil, false
+	clear(q.index)
+	return evs, lost
+}
+
+// ignoredDirs are folders never watched: version control data, package
+// and build caches, virtual environments. Watching them costs a watch per
+// folder (node_modules alone can hold tens of thousands) and tells a
+// language server nothing it acts on.
+var ignoredDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true,
+	"node_modules": true, ".cache": true, "__pycache__": true, ".venv": true,
+	".tox": true, ".nox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
+	".gradle": true, ".idea": true, ".next": true, ".nuxt": true, ".direnv": true,
+	".zig-cache": true, "zig-cache": true, ".terraform": true, ".dart_tool": true,
+}
+
+// skipDir reports whether the folder dir (named name) is not watched:
+// named in ignoredDirs, or tagged as a cache with CACHEDIR.TAG (Cargo's
+// target folder, among others, carries one).
+func skipDir(dir, name string) bool {
+	if ignoredDirs[name] {
+		return true
+	}
+	_, err := os.Lstat(filepath.Join(dir, "CACHEDIR.TAG"))
+	return err == nil
+}
+
+// watchSet is a Manager's watcher, made when the first server starts.
+// mu serialises drains with the delivery of their events, so a request
+// that follows another finds the changes before it already told.
+type watchSet struct {
+	mu     sync.Mutex
+	w      diskWatcher
+	closed bool
+	// note is why watching fell back or lost events; it joins the
+	// watcher's own note in status.
+	note string
+}
+
+// watchRoot watches a workspace root for changes; it runs before a
+// server's process starts, so every change after the server read the disk
+// is seen. The watcher is made on first use: a Manager whose servers never
+// start holds no watch.
+func (m *Manager) watchRoot(root string) {
+	if m.opts.MaxWatchedDirs < 0 {
+		return
+	}
+	ws := &m.watch
+	ws.mu.Lock()
+	if ws.closed {
+		ws.mu.Unlock()
+		return
+	}
+	if ws.w == nil {
+		w, err := newDiskWatcher(m.opts.MaxWatchedDirs)
+		if err != nil {
+			ws.note = err.Error()
+			m.log.Warn("file watching degraded", "err", err)
+		}
+		ws.w = w
+	}
+	w := ws.w
+	ws.mu.Unlock()
+	w.add(root)
+}
+
+// WatchStatus says how changes made on disk behind the client's back are
+// seen, and what is not covered.
+func (m *Manager) WatchStatus() WatchStatus {
+	ws := &m.watch
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.w == nil {
+		st := WatchStatus{Mode: "off"}
+		if m.opts.MaxWatchedDirs < 0 {
+			st.Note = "file watching is off (local.watch_max_dirs < 0): files changed outside acp-lsp reach a language server only when the file itself is asked about"
+		}
+		return st
+	}
+	st := ws.w.status()
+	switch {
+	case st.Note == "":
+		st.Note = ws.note
+	case ws.note != "":
+		st.Note = ws.note + "; " + st.Note
+	}
+	return st
+}
+
+// syncDisk tells the running servers about the changes on disk seen since
+// the last call, and about paths (files the caller knows changed: created,
+// changed or deleted, as the disk now says). It runs before every request
+// that depends on file state; the lock keeps the changes a request drained
+// ahead of the requests after it.
+func (m *Manager) syncDisk(paths ...string) error {
+	ws := &m.watch
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var evs []fileEvent
+	lost := false
+	if ws.w != nil {
+		evs, lost = ws.w.drain()
+	}
+	if lost {
+		ws.note = fmt.Sprintf("file watching lost events at %s (more than %d files changed at once); servers were told of the rest and open files were resent, but a server may keep an outdated copy of a file nobody asked about: restart it if its answers look out of date",
+			m.now().UTC().Format(time.TimeOnly), maxPendingEvents)
+		m.log.Warn("file watching lost events")
+	}
+	if len(paths) > 0 {
+		q := eventQueue{max: math.MaxInt}
+		for _, e := range evs {
+			q.record(e.path, e.typ, e.dir)
+		}
+		for _, path := range paths {
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				continue
+			}
+			typ := changeChanged
+			if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
+				typ = changeDeleted
+			}
+			q.record(abs, typ, false)
+		}
+		evs, _ = q.take()
+	}
+	if len(evs) == 0 && !lost {
+		return nil
+	}
+	var errs []error
+	for _, p := range m.running() {
+		errs = append(errs, p.diskChanged(evs, lost))
+	}
+	return errors.Join(errs...)
+}
+
+// closeWatch ends the watcher (Manager.Close).
+func (m *Manager) closeWatch() {
+	ws := &m.watch
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.closed = true
+	if ws.w != nil {
+		_ = ws.w.close()
+	}
+}
+
+// diskChanged tells the server about changes on disk: open documents
+// deleted are closed and changed ones resynced; the changes its file
+// watchers ask for are sent with workspace/didChangeWatchedFiles; and when
+// any change concerns it (one it watches, or a file of its languages),
+// every other open document is sent again before its next request, since
+// their diagnostics may depend on the changed files (a server that echoes
+// versions would otherwise seem to have reported on them already).
+func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
+	s := p.srv
+	watchers := p.fileWatchers()
+	var (
+		changes []fileChange
+		synced  []string
+		errs    []error
+	)
+	resend := lost
+	for _, e := range evs {
+		if !within(s.ceiling, e.path) {
+			continue
+		}
+		if !e.dir {
+			p.mu.Lock()
+			_, open := p.docs[e.path]
+			p.mu.Unlock()
+			switch {
+			case open && e.typ == changeDeleted:
+				p.closeDoc(e.path)
+			case open:
+				if _, err := p.sync(e.path); err != nil {
+					errs = append(errs, err)
+				} else {
+					synced = append(synced, e.path)
+				}
+			}
+		}
+		tell := false
+		for _, w := range watchers {
+			if w.wants(e.path, s.root, e.typ, e.dir) {
+				tell = true
+				break
+			}
+		}
+		switch {
+		case tell:
+			changes = append(changes, fileChange{URI: edit.URIFromPath(e.path), Type: e.typ})
+			resend = true
+		case !e.dir && s.cfg.Serves(e.path):
+			resend = true
+		}
+	}
+	if err := p.notifyWatched(changes); err != nil {
+		errs = append(errs, err)
+	}
+	if resend {
+		p.markResend(synced...)
+	}
+	return errors.Join(errs...)
+}
+
+// fileWatchers returns the compiled watchers of the server's
+// didChangeWatchedFiles registrations. A registration none of whose
+// patterns can be read is taken as watching everything: better an event
+// too many than a server blind to changes.
+func (p *proc) fileWatchers() []fileWatcher {
+	var out []fileWatcher
+	for _, r := range p.dynamic("workspace/didChangeWatchedFiles") {
+		key := r.ID + "\x00" + string(r.RegisterOptions)
+		p.mu.Lock()
+		ws, ok := p.watchCache[key]
+		p.mu.Unlock()
+		if !ok {
+			var err error
+			ws, err = parseWatchers(r.RegisterOptions)
+			if err != nil {
+				p.log.Warn("file watcher patterns not understood", "server", p.srv.cfg.Name, "err", err)
+			}
+			if len(ws) == 0 {
+				ws = []fileWatcher{{kind: watchCreate | watchChange | watchDelete}}
+			}
+			p.mu.Lock()
+			if p.watchCache == nil {
+				p.watchCache = map[string][]fileWatcher{}
+			}
+			p.watchCache[key] = ws
+			p.mu.Unlock()
+		}
+		out = append(out, ws...)
+	}
+	return out
+}
+
+// syncDiskQuiet is syncDisk before a request: a failure to tell a server
+// about another file is logged, not the request's error.
+func (m *Manager) syncDiskQuiet() {
+	if err := m.syncDisk(); err != nil {
+		m.log.Debug("changes on disk not all told", "err", err)
+	}
+}
+
+// parseInotify walks a buffer of struct inotify_event records (wd int32,
+// mask uint32, cookie uint32, len uint32, then len bytes of NUL-padded
+// name), calling fn for each; it stops with an error at a record that
+// does not fit in the buffer.
+func parseInotify(b []byte, fn func(wd int32, mask uint32, name string)) error {
+	const header = 16
+	for len(b) > 0 {
+		if len(b) < header {
+			return fmt.Errorf("inotify: %d stray bytes", len(b))
+		}
+		wd := int32(binary.NativeEndian.Uint32(b[0:]))
+		mask := binary.NativeEndian.Uint32(b[4:])
+		n := binary.NativeEndian.Uint32(b[12:])
+		if uint64(n) > uint64(len(b)-header) {
+			return fmt.Errorf("inotify: name of %d bytes in a record of %d", n, len(b)-header)
+		}
+		name := b[header : header+int(n)]
+		for len(name) > 0 && name[len(name)-1] == 0 {
+			name = name[:len(name)-1]
+		}
+		fn(wd, mask, string(name))
+		b = b[header+int(n):]
+	}
+	return nil
+}

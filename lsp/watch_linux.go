@@ -1,0 +1,244 @@
+package lsp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// inotifyMask is what every watched folder reports: entries created,
+// deleted, moved in or out, and files written (at each write and at
+// close, coalesced per path by the queue).
+const inotifyMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE |
+	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
+
+// newDiskWatcher returns the platform's watcher: inotify on Linux, the
+// scan where inotify cannot be had (no fd left, or no kernel support).
+func newDiskWatcher(maxDirs int) (diskWatcher, error) {
+	w, err := newInotify(maxDirs)
+	if err != nil {
+		return newScanWatcher(maxDirs), fmt.Errorf("watch files: inotify unavailable (%w); comparing file times at each request instead", err)
+	}
+	return w, nil
+}
+
+// inotifyWatcher watches folders with one inotify watch each. The kernel
+// queues an event before the write that caused it returns, so a drain,
+// which reads the queue without blocking, sees every write made before
+// it. A goroutine also reads the queue whenever it is readable (blocked
+// in the runtime's poller, no polling), so bursts between requests do not
+// overflow the kernel's queue and new folders are watched promptly.
+//
+// Concurrency: mu guards everything below it; the inotify descriptor is
+// read only with mu held, so an event is either still in the kernel's
+// queue or already in q when a drain takes mu.
+type inotifyWatcher struct {
+	f    *os.File
+	rc   syscall.RawConn
+	done chan struct{} // closed when the reader goroutine ended
+
+	mu     sync.Mutex
+	fd     int // valid while !closed
+	closed bool
+	max    int
+	wds    map[int32]string // watch → folder
+	dirs   map[string]int32 // folder → watch
+	q      eventQueue
+	note   string
+	buf    []byte
+}
+
+func newInotify(maxDirs int) (*inotifyWatcher, error) {
+	fd, err := syscall.InotifyInit1(syscall.IN_NONBLOCK | syscall.IN_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("inotify_init1: %w", err)
+	}
+	// Non-blocking, so os.NewFile puts it in the runtime's poller.
+	f := os.NewFile(uintptr(fd), "inotify")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("inotify: %w", err)
+	}
+	w := &inotifyWatcher{f: f, rc: rc, fd: fd, done: make(chan struct{}), max: maxDirs,
+		wds: map[int32]string{}, dirs: map[string]int32{}, q: eventQueue{max: maxPendingEvents},
+		buf: make([]byte, 64<<10)}
+	go w.run()
+	return w, nil
+}
+
+// run reads events whenever the descriptor is readable, until close.
+func (w *inotifyWatcher) run() {
+	defer close(w.done)
+	for {
+		err := w.rc.Read(func(fd uintptr) bool {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.readLocked(int(fd))
+			return false // wait until readable again
+		})
+		if err != nil {
+			return // closed
+		}
+	}
+}
+
+func (w *inotifyWatcher) add(root string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return
+	}
+	if _, ok := w.dirs[root]; ok {
+		return
+	}
+	w.addTreeLocked(root, false)
+}
+
+func (w *inotifyWatcher) drain() ([]fileEvent, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, false
+	}
+	_ = w.rc.Control(func(fd uintptr) { w.readLocked(int(fd)) })
+	return w.q.take()
+}
+
+func (w *inotifyWatcher) status() WatchStatus {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return WatchStatus{Mode: "inotify", Dirs: len(w.dirs), Note: w.note}
+}
+
+func (w *inotifyWatcher) close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	err := w.f.Close() // wakes the reader, which then ends
+	<-w.done
+	return err
+}
+
+// readLocked reads every queued event without blocking; mu is held.
+func (w *inotifyWatcher) readLocked(fd int) {
+	for {
+		n, err := syscall.Read(fd, w.buf)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return // EAGAIN: the queue is empty
+		}
+		_ = parseInotify(w.buf[:n], w.eventLocked)
+	}
+}
+
+// eventLocked turns one inotify event into queued changes; mu is held.
+func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
+	if mask&syscall.IN_Q_OVERFLOW != 0 {
+		w.q.lost = true
+		return
+	}
+	dir, ok := w.wds[wd]
+	if mask&syscall.IN_IGNORED != 0 {
+		if ok && w.dirs[dir] == wd {
+			delete(w.dirs, dir)
+		}
+		delete(w.wds, wd)
+		return
+	}
+	if !ok || name == "" {
+		return // a watch already removed, or an event about the folder itself
+	}
+	path := filepath.Join(dir, name)
+	isDir := mask&syscall.IN_ISDIR != 0
+	switch {
+	case mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
+		if isDir {
+			if skipDir(path, name) {
+				return
+			}
+			w.addTreeLocked(path, true)
+			return
+		}
+		w.q.record(path, changeCreated, false)
+	case mask&(syscall.IN_DELETE|syscall.IN_MOVED_FROM) != 0:
+		if isDir {
+			if _, watched := w.dirs[path]; !watched && ignoredDirs[name] {
+				return
+			}
+			w.removeTreeLocked(path)
+		}
+		w.q.record(path, changeDeleted, isDir)
+	case mask&(syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE) != 0 && !isDir:
+		w.q.record(path, changeChanged, false)
+	}
+}
+
+// addTreeLocked watches root and the folders below it, up to the limit.
+// With report, every file found is queued as created: a folder made (or
+// moved in) just now may have been filled before its watch was in place.
+// Folders themselves are not reported as created: their files are.
+func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
+	stack := []string{root}
+	for len(stack) > 0 {
+		dir := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, ok := w.dirs[dir]; ok {
+			continue
+		}
+		if len(w.dirs) >= w.max {
+			w.note = fmt.Sprintf("file watching stopped at its limit of %d folders (local.watch_max_dirs); changes made outside acp-lsp in other folders, such as %s, reach a language server only when the file itself is asked about", w.max, dir)
+			return
+		}
+		wd, err := syscall.InotifyAddWatch(w.fd, dir, inotifyMask)
+		if err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				w.note = fmt.Sprintf("file watching stopped at %d folders: the system's inotify limit is reached (raise fs.inotify.max_user_watches); changes made outside acp-lsp in other folders, such as %s, reach a language server only when the file itself is asked about", len(w.dirs), dir)
+				return
+			}
+			continue // gone meanwhile, or unreadable
+		}
+		if old, ok := w.wds[int32(wd)]; ok {
+			delete(w.dirs, old) // the same folder under an old name (moved)
+		}
+		w.wds[int32(wd)] = dir
+		w.dirs[dir] = int32(wd)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			path := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				if skipDir(path, e.Name()) {
+					continue
+				}
+				stack = append(stack, path)
+			case report:
+				w.q.record(path, changeCreated, false)
+			}
+		}
+	}
+}
+
+// removeTreeLocked drops the watches of root and the folders below it
+// (moved away or deleted).
+func (w *inotifyWatcher) removeTreeLocked(root string) {
+	for dir, wd := range w.dirs {
+		if within(root, dir) {
+			_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd))
+			delete(w.dirs, dir)
+			delete(w.wds, wd)
+		}
+	}
+}

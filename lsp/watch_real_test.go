@@ -1,0 +1,78 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+)
+
+// TestRealShellEditDependency: an agent edits a.go by shell (os.WriteFile,
+// nobody tells the Manager) and at once asks for the diagnostics of b.go,
+// which calls the function whose signature changed. gopls keeps a.go's old
+// content unless the client reports the change, so the answer would say
+// "no problems": the watcher must have told gopls before the request went
+// out. Then the change is undone the same way, and the error must be gone.
+// a.go is never opened by the client; b.go is, in one case, diagnosed
+// before the change (gopls published "no problems" for its version).
+func TestRealShellEditDependency(t *testing.T) {
+	peers.Require(t, "gopls")
+	const (
+		oldA = "package main\n\n// twice doubles x.\nfunc twice(x int) int { return 2 * x }\n"
+		newA = "package main\n\n// twice multiplies x by y twice.\nfunc twice(x, y int) int { return 2 * x * y }\n"
+	)
+	for _, bOpen := range []bool{false, true} {
+		name := "b.go not open"
+		if bOpen {
+			name = "b.go open"
+		}
+		t.Run(name, func(t *testing.T) {
+			root := realWorkspace(t, map[string]string{
+				"go.mod": "module example.com/dep\n\ngo 1.22\n",
+				"a.go":   oldA,
+				"b.go":   "package main\n\nfunc main() { println(twice(2)) }\n",
+			})
+			a, b := filepath.Join(root, "a.go"), filepath.Join(root, "b.go")
+			m := newRealManager(t, root)
+			defer m.Close(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			if bOpen {
+				rep, _ := m.Diagnostics(ctx, []string{b}, DiagnosticsOptions{})
+				if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 0 {
+					t.Fatalf("b.go before: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
+				}
+			} else if err := m.Prewarm(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(a, []byte(newA), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := m.Diagnostics(ctx, []string{b}, DiagnosticsOptions{})
+			fd := rep.Files[0]
+			msgs := messages(t, fd.Diagnostics)
+			if fd.Verdict != Fresh || len(msgs) != 1 || !strings.HasPrefix(msgs[0], "not enough arguments in call to twice") {
+				t.Fatalf("b.go after a.go's signature changed on disk: %s %q %s", fd.Verdict, msgs, fd.Detail)
+			}
+			if err := os.WriteFile(a, []byte(oldA), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, _ = m.Diagnostics(ctx, []string{b}, DiagnosticsOptions{})
+			if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 0 {
+				t.Fatalf("b.go after a.go was restored on disk: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
+			}
+			for _, st := range m.Servers() {
+				if st.OpenDocuments != 1 {
+					t.Errorf("%s: %d open documents, want 1 (b.go; a.go was never opened)", st.Name, st.OpenDocuments)
+				}
+				for _, r := range st.Registrations {
+					t.Logf("registration %s %s", r.Method, r.RegisterOptions)
+				}
+			}
+		})
+	}
+}
