@@ -92,6 +92,16 @@ func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (jso
 	if p.Method != "workspace/symbol" {
 		return a.mgr.Request(ctx, paths[0], p.Method, p.Params)
 	}
+	if len(paths) == 1 {
+		// One server: its answer as it came (a proxy does not decode and
+		// re-encode what it does not change); null is an empty list, as
+		// from the merge below.
+		raw, err := a.mgr.Request(ctx, paths[0], p.Method, p.Params)
+		if err == nil && (len(raw) == 0 || string(raw) == "null") {
+			raw = json.RawMessage("[]")
+		}
+		return raw, err
+	}
 	// Workspace symbols come from every server of the workspace, merged.
 	var (
 		merged []json.RawMessage
@@ -358,8 +368,9 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		return nil, a.localOff(lspext.DiagnosticReport)
 	}
 	uris, truncated := p.URIs, false
+	var missing []missingServer
 	if len(uris) == 0 {
-		uris, truncated = a.workspaceURIs()
+		uris, truncated, missing = a.workspaceURIs()
 	}
 	paths := make([]string, 0, len(uris))
 	for _, u := range uris {
@@ -395,6 +406,12 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		out.Files = append(out.Files, lspext.FileDiagnostics{URI: uri, Diagnostics: diags, Server: f.Server})
 		out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: server, Verdict: string(f.Verdict), URIs: []string{uri}, Detail: f.Detail})
 	}
+	for _, ms := range missing {
+		// Files of a language whose server is not installed are not in
+		// the report: say so, or the report reads as "no problems".
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: ms.err.Server, Verdict: lspext.VerdictFailed,
+			Detail: fmt.Sprintf("%v; %s not checked", ms.err, plural(ms.files, "file"))})
+	}
 	if truncated {
 		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported,
 			Detail: fmt.Sprintf("the workspace has more than %d source files: only %d were checked; name files or a glob to check others", maxWorkspaceFiles, len(uris))})
@@ -420,8 +437,10 @@ const maxWorkspaceFiles = 200
 // workspaceURIs are the files a workspace-wide local report covers: the
 // files under the roots that an installed server handles (walked now, so
 // new files count), and files some server published diagnostics for. At
-// most maxWorkspaceFiles; more reports truncated.
-func (a *Adapter) workspaceURIs() (uris []string, truncated bool) {
+// most maxWorkspaceFiles; more reports truncated. missing lists the
+// servers not installed that files under the roots need, with how many
+// files each leaves unchecked.
+func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []missingServer) {
 	a.mu.Lock()
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
@@ -447,12 +466,41 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool) {
 	for _, root := range roots {
 		walkFiles(root, 20000, func(path string) bool {
 			if a.firstInstalled(cfgs, path) == nil {
+				if cands := lsp.ServersFor(cfgs, path); len(cands) > 0 {
+					missing = noteMissing(missing, cands[0])
+				}
 				return false
 			}
 			return !add(edit.URIFromPath(path))
 		})
 	}
-	return uris, truncated
+	return uris, truncated, missing
+}
+
+// missingServer is a server not installed and how many workspace files
+// it was needed for.
+type missingServer struct {
+	err   *lsp.MissingServerError
+	files int
+}
+
+// noteMissing counts one more file for c's server in list.
+func noteMissing(list []missingServer, c lsp.ServerConfig) []missingServer {
+	for i := range list {
+		if list[i].err.Server == c.Name {
+			list[i].files++
+			return list
+		}
+	}
+	return append(list, missingServer{&lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}, 1})
+}
+
+// plural says "1 file" or "3 files".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func (a *Adapter) knownURIs() []string {
