@@ -390,6 +390,9 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 		if errors.Is(err, ErrNoServer) {
 			fd.Verdict = Unsupported
 		}
+		if me := (*MissingServerError)(nil); errors.As(err, &me) {
+			fd.Server = me.Server // the verdict is that server's, not an anonymous one
+		}
 		return fd
 	}
 	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name

@@ -62,9 +62,13 @@ func TestMissingServer(t *testing.T) {
 	if _, err := m.Hover(context.Background(), "/elsewhere/a.go", Position{}); !errors.Is(err, ErrOutsideWorkspace) {
 		t.Fatalf("outside: %v", err)
 	}
-	rep, _ := m.Diagnostics(context.Background(), []string{filepath.Join(root, "README")}, DiagnosticsOptions{})
+	rep, _ := m.Diagnostics(context.Background(), []string{filepath.Join(root, "README"), filepath.Join(root, "a.go")}, DiagnosticsOptions{})
 	if rep.Files[0].Verdict != Unsupported {
 		t.Fatalf("verdict %+v", rep.Files[0])
+	}
+	// The missing server's verdict is its own, named, with the hint.
+	if fd := rep.Files[1]; fd.Verdict != Failed || fd.Server != "gopls" || !strings.Contains(fd.Detail, "go install golang.org/x/tools/gopls") {
+		t.Fatalf("diagnostics of a.go: %+v", fd)
 	}
 }
 
