@@ -27,6 +27,7 @@ var bin struct {
 
 func TestMain(m *testing.M) {
 	opencodetest.MaybeServeMCP()
+	maybeFakeProxy()
 	dir, err := os.MkdirTemp("", "acplsp-conductor-test")
 	if err != nil {
 		panic(err)

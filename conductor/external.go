@@ -27,6 +27,10 @@ type External struct {
 	out    *outIDs // requests sent to the process
 	in     inIDs   // requests the process sent, by the side they travel to
 
+	// budget[d] bounds what the process sent toward d (0: the client, 1:
+	// the agent) that the chain has not consumed yet; see FromClient.
+	budget [2]*proxy.Budget
+
 	markMu sync.Mutex
 	marks  map[string]func() // barrier marker nonce → pass
 	nonce  uint64
@@ -49,8 +53,29 @@ func NewExternal(name string, argv []string, family Family, opts proxy.ProcessOp
 	if opts.Name == "" {
 		opts.Name = name
 	}
-	return &External{name: name, argv: argv, family: family, opts: opts, out: newOutIDs()}
+	return &External{
+		name: name, argv: argv, family: family, opts: opts, out: newOutIDs(),
+		budget: [2]*proxy.Budget{
+			proxy.NewBudget(budgetBytes, budgetCount),
+			proxy.NewBudget(budgetBytes, budgetCount),
+		},
+	}
 }
+
+// The budget of each direction: what a proxy process may have sent that
+// way and the chain not yet passed on. Enough to keep a pipe of 64 KiB
+// and the next process busy; small enough that memory stays flat when the
+// far end reads slower than the agent writes.
+const (
+	budgetBytes = 4 << 20
+	budgetCount = 1024
+)
+
+// Budget indices: the direction a message from the process travels.
+const (
+	towardClient = 0
+	towardAgent  = 1
+)
 
 // Start starts the process. It must be called before the chain runs.
 func (x *External) Start() error {
@@ -149,8 +174,20 @@ func (x *External) Flush() error { return x.p.Flush() }
 // process.
 func (x *External) Nonblocking() {}
 
+// waitRoom holds a message traveling toward d back while the process's
+// output in that direction has not been passed on: backpressure per
+// direction, applied to what goes into the process rather than to the
+// reader of its output, which never waits, so it keeps serving the other
+// direction and no wait cycle can form between two neighbouring proxies.
+// What this handler wrote before is flushed first: the process must see
+// it to make room.
+func (x *External) waitRoom(d int) {
+	x.budget[d].Wait(func() { x.p.Flush() })
+}
+
 // FromClient implements proxy.Component.
 func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
+	x.waitRoom(towardAgent)
 	switch m.Kind {
 	case proxy.KindRequest:
 		wire := x.out.add(sideClient, m.ID)
@@ -176,6 +213,7 @@ func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Messag
 
 // FromAgent implements proxy.Component.
 func (x *External) FromAgent(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
+	x.waitRoom(towardClient)
 	switch m.Kind {
 	case proxy.KindRequest:
 		wire := x.out.add(sideAgent, m.ID)
@@ -206,6 +244,11 @@ func (x *External) sendCancel(hop *proxy.Hop, s side, m *proxy.Message) {
 func (x *External) Run(ctx context.Context, hop *proxy.Hop) error {
 	stop := context.AfterFunc(ctx, func() { x.p.Close() })
 	defer stop()
+	defer func() {
+		// Nothing more comes out: a handler waiting for room passes.
+		x.budget[towardClient].Close()
+		x.budget[towardAgent].Close()
+	}()
 	for {
 		m, err := x.p.Read()
 		if err != nil {
@@ -234,9 +277,9 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 			m = nm
 		}
 		if e.side == sideClient {
-			hop.ToClient(m)
+			x.toClient(hop, m)
 		} else {
-			hop.ToAgent(m)
+			x.toAgent(hop, m)
 		}
 		return
 	}
@@ -260,13 +303,13 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 		if inner.Kind == proxy.KindRequest {
 			x.in.set(inner.ID, sideAgent)
 		}
-		hop.ToAgent(inner)
+		x.toAgent(hop, inner)
 	case m.Method == proxy.MethodCancelRequest:
 		id, _ := proxy.GetPath(m.Params(), "requestId")
 		if s, ok := x.in.get(id); ok && s == sideAgent {
-			hop.ToAgent(m)
+			x.toAgent(hop, m)
 		} else {
-			hop.ToClient(m)
+			x.toClient(hop, m)
 		}
 	default:
 		if x.isMarker(m) {
@@ -275,6 +318,18 @@ func (x *External) route(hop *proxy.Hop, m *proxy.Message) {
 		if m.Kind == proxy.KindRequest {
 			x.in.set(m.ID, sideClient)
 		}
-		hop.ToClient(m)
+		x.toClient(hop, m)
 	}
+}
+
+// toClient and toAgent pass a message from the process on, charged to its
+// direction's budget; they never wait (see waitRoom).
+func (x *External) toClient(hop *proxy.Hop, m *proxy.Message) {
+	x.budget[towardClient].Charge(m)
+	hop.ToClient(m)
+}
+
+func (x *External) toAgent(hop *proxy.Hop, m *proxy.Message) {
+	x.budget[towardAgent].Charge(m)
+	hop.ToAgent(m)
 }

@@ -70,7 +70,8 @@ type Flusher interface {
 
 // Nonblocking is implemented by components whose handlers return at once:
 // they never wait for another message, a timer or a slow call (writing to
-// a pipe that may be full is fine). A side's reader keeps batching writes
+// a pipe that may be full is fine, and so is waiting for a Budget of the
+// direction being handled: both wait only for hops further along). A side's reader keeps batching writes
 // across them. Before it calls the handler of any other component, it
 // flushes what it has written so far, so a handler that waits does not
 // hold earlier messages back.

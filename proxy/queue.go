@@ -108,6 +108,8 @@ type gate struct {
 	closed bool
 	maxB   int
 	maxN   int
+
+	peakB, peakN int // Budget only
 }
 
 func newGate(maxBytes, maxCount int) *gate {
@@ -146,7 +148,7 @@ func (g *gate) release(n int) {
 	g.mu.Lock()
 	g.bytes -= n
 	g.count--
-	g.cond.Signal()
+	g.cond.Broadcast() // a reader, or a Budget's waiters
 	g.mu.Unlock()
 }
 
@@ -155,4 +157,78 @@ func (g *gate) close() {
 	g.closed = true
 	g.cond.Broadcast()
 	g.mu.Unlock()
+}
+
+// Budget bounds the messages a component lets into the chain from
+// outside it (as an external proxy process's output) and that were not
+// yet consumed further on. Charge never waits, so the goroutine reading
+// that outside source keeps reading whatever direction its messages
+// travel; the component applies backpressure on its input instead: its
+// handler for the direction waits (Wait) while that direction's budget
+// is spent, the way a write to a full pipe waits. That wait depends only
+// on hops further along the same direction, so it forms no cycle with
+// the other direction. Its methods are safe for concurrent use.
+type Budget struct{ g *gate }
+
+// NewBudget returns a Budget of maxBytes and maxCount messages; a message
+// larger than maxBytes is let in alone.
+func NewBudget(maxBytes, maxCount int) *Budget {
+	return &Budget{g: newGate(maxBytes, maxCount)}
+}
+
+// Charge counts m against the budget without waiting. Its share is given
+// back once m is consumed: a handler returns without passing m itself on
+// (it was written to an end or a process, changed, answered or dropped).
+func (b *Budget) Charge(m *Message) {
+	g := b.g
+	g.mu.Lock()
+	g.bytes += len(m.Raw)
+	g.count++
+	g.peakB = max(g.peakB, g.bytes)
+	g.peakN = max(g.peakN, g.count)
+	g.mu.Unlock()
+	if old := m.credit.Swap(b.g); old != nil {
+		old.release(len(m.Raw))
+	}
+}
+
+// Wait returns when the budget has room again or was closed (false).
+// beforeWait, when not nil, runs first if Wait has to wait, so the caller
+// can flush what it buffered: the room is made by hops that need it.
+func (b *Budget) Wait(beforeWait func()) bool {
+	g := b.g
+	g.mu.Lock()
+	if g.spent() && beforeWait != nil {
+		g.mu.Unlock()
+		beforeWait()
+		g.mu.Lock()
+	}
+	defer g.mu.Unlock()
+	for g.spent() {
+		g.cond.Wait()
+	}
+	return !g.closed
+}
+
+// Close makes every Wait return false, now and later.
+func (b *Budget) Close() { b.g.close() }
+
+// Used returns the bytes and messages charged and not yet given back.
+func (b *Budget) Used() (bytes, count int) {
+	b.g.mu.Lock()
+	defer b.g.mu.Unlock()
+	return b.g.bytes, b.g.count
+}
+
+// Peak returns the most bytes and messages ever charged at once (not
+// given back yet): what the budget let the chain hold.
+func (b *Budget) Peak() (bytes, count int) {
+	b.g.mu.Lock()
+	defer b.g.mu.Unlock()
+	return b.g.peakB, b.g.peakN
+}
+
+// spent reports whether the budget has no room left; g.mu held.
+func (g *gate) spent() bool {
+	return !g.closed && g.count > 0 && (g.bytes >= g.maxB || g.count >= g.maxN)
 }
