@@ -30,6 +30,9 @@ const (
 	Timeout Verdict = "timeout"
 	// Indexing: the server is still loading the project.
 	Indexing Verdict = "indexing"
+	// Starting: the server is still starting (initializing, or waiting
+	// out the restart delay after a crash): nothing is known yet.
+	Starting Verdict = "starting"
 	// Unsupported: no server handles the file.
 	Unsupported Verdict = "unsupported"
 	// Failed: the server is missing, crashed or answered with an error.
@@ -344,7 +347,10 @@ func concatArrays(arrs []json.RawMessage) json.RawMessage {
 
 func (s *server) failVerdict(p *proc, fd FileDiagnostics, err error) FileDiagnostics {
 	var ie *IndexingError
+	var se *StartingError
 	switch {
+	case errors.As(err, &se):
+		fd.Verdict = Starting
 	case errors.As(err, &ie):
 		fd.Verdict = Indexing
 	case errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
@@ -469,4 +475,20 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 // isEmptyArray reports whether raw is a JSON array with no element.
 func isEmptyArray(raw json.RawMessage) bool {
 	return strings.Join(strings.Fields(string(raw)), "") == "[]"
+}
+
+// startVerdict is the verdict when no running server could be had: the
+// server is starting (never "timeout": it is not failing, and nothing is
+// known yet), or it failed to start (missing, crashing, broken), or the
+// wait ended on something else.
+func startVerdict(fd FileDiagnostics, err error) FileDiagnostics {
+	fd.Verdict, fd.Detail = Failed, err.Error()
+	var se *StartingError
+	switch {
+	case errors.As(err, &se):
+		fd.Verdict = Starting
+	case errors.Is(err, context.DeadlineExceeded):
+		fd.Verdict = Timeout
+	}
+	return fd
 }

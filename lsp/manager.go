@@ -84,6 +84,11 @@ type Options struct {
 	// covered. Negative turns watching off (only files a request names
 	// are synced from disk).
 	MaxWatchedDirs int
+	// Connect, when set, replaces spawning a process: it returns a
+	// connection to a server for cfg at root. The Manager treats it as
+	// it treats a process (initialize, restarts, idle teardown,
+	// shutdown); tests use it to run in-process servers in fake time.
+	Connect func(cfg ServerConfig, root string) (ServerConn, error)
 	// Env is the base environment of server processes; nil means
 	// os.Environ(). Its PATH is where commands are looked up.
 	Env []string
@@ -282,7 +287,7 @@ func (m *Manager) route(path string) (string, *server, error) {
 			break
 		}
 	}
-	if _, err := m.lookPath(cfg.Command); err != nil {
+	if _, err := m.lookPath(cfg.Command); err != nil && m.opts.Connect == nil {
 		return "", nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
 	}
 	root := FindRoot(abs, ceiling, cfg.RootMarkers)
@@ -410,11 +415,7 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 	defer cancel()
 	p, err := s.ensure(ctx)
 	if err != nil {
-		fd.Verdict, fd.Detail = Failed, err.Error()
-		if errors.Is(err, context.DeadlineExceeded) {
-			fd.Verdict = Timeout
-		}
-		return fd
+		return startVerdict(fd, err)
 	}
 	m.syncDiskQuiet()
 	d, err := p.sync(abs)

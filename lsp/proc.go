@@ -40,8 +40,8 @@ const (
 type proc struct {
 	srv  *server
 	log  *slog.Logger
-	cmd  *exec.Cmd
-	pid  int
+	life serverLife
+	pid  int // 0 for a server reached through Options.Connect
 	conn *jsonrpc2.Conn
 	// done is closed when the process has exited and the conn is closed.
 	done    chan struct{}
@@ -161,9 +161,16 @@ func (p *pipes) Write(b []byte) (int, error) {
 }
 func (p *pipes) Close() error { return p.w.Close() }
 
-// startProc spawns the server in its own process group and connects to it;
-// it does not initialize.
+// startProc starts the server, in its own process group (or through
+// Options.Connect), and connects to it; it does not initialize.
 func startProc(s *server) (*proc, error) {
+	if connect := s.mgr.opts.Connect; connect != nil {
+		c, err := connect(s.cfg, s.root)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, err)
+		}
+		return newProc(s, c, c, connLife{c}, 0, nil), nil
+	}
 	cfg := s.cfg
 	path, err := s.mgr.lookPath(cfg.Command)
 	if err != nil {
@@ -183,12 +190,6 @@ func startProc(s *server) (*proc, error) {
 		inW.Close()
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
 	}
-	p := &proc{
-		srv: s, log: s.log, cmd: cmd, done: make(chan struct{}), stderr: &tailBuffer{},
-		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
-		dynRegs: map[string]Registration{}, enc: position.UTF16,
-	}
-	p.diags.init()
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		inR.Close()
@@ -209,14 +210,30 @@ func startProc(s *server) (*proc, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		_, _ = io.Copy(p.stderr, errR)
-		errR.Close()
-	}()
-	p.pid = cmd.Process.Pid
-	stream := jsonrpc2.NewBufferedStream(&pipes{r: outR, w: inW, timeout: s.tm.Write.d(), onWedge: func() {
+	pid := cmd.Process.Pid
+	return newProc(s, outR, inW, procLife{cmd, pid}, pid, errR), nil
+}
+
+// newProc connects to a started server: LSP read from r, written to w
+// (closing w ends the client's side), its stderr (nil if none) kept for
+// error messages, and a goroutine that waits for its end.
+func newProc(s *server, r io.ReadCloser, w io.WriteCloser, life serverLife, pid int, stderr io.ReadCloser) *proc {
+	cfg := s.cfg
+	p := &proc{
+		srv: s, log: s.log, life: life, pid: pid, done: make(chan struct{}), stderr: &tailBuffer{},
+		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
+		dynRegs: map[string]Registration{}, enc: position.UTF16,
+	}
+	p.diags.init()
+	if stderr != nil {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			_, _ = io.Copy(p.stderr, stderr)
+			stderr.Close()
+		}()
+	}
+	stream := jsonrpc2.NewBufferedStream(&pipes{r: r, w: w, timeout: s.tm.Write.d(), onWedge: func() {
 		err := fmt.Errorf("%w: server %s wedged: it stopped reading its input for %s", ErrTimeout, cfg.Name, s.tm.Write.d())
 		p.loseConn(err)
 		// Out of rotation first, so no request is sent to it, then the
@@ -225,17 +242,64 @@ func startProc(s *server) (*proc, error) {
 	}}, frameCodec{onError: p.protocolError})
 	p.conn = jsonrpc2.NewConn(context.Background(), stream, p,
 		jsonrpc2.SetLogger(slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)))
-	go p.wait(outR)
-	return p, nil
+	go p.wait(r)
+	return p
 }
 
-// wait reaps the process and closes the connection; it is the only
+// ServerConn is a language server the Manager reaches without spawning a
+// process (Options.Connect): tests run in-process fakes with it, under
+// testing/synctest. Read and Write carry LSP frames; Close ends the
+// client's side of the stream. Done is closed once the server has ended
+// (on its own, after the client's Close, or after Kill); Kill ends it at
+// once.
+type ServerConn interface {
+	io.ReadWriteCloser
+	Done() <-chan struct{}
+	Kill()
+}
+
+// serverLife is how a proc waits for, terminates and kills its server.
+type serverLife interface {
+	// wait returns once the server has ended, with its exit error.
+	wait() error
+	// terminate asks it to end (SIGTERM); kill ends it now (SIGKILL),
+	// with everything it started.
+	terminate()
+	kill()
+}
+
+// procLife is a server process leading its own process group.
+type procLife struct {
+	cmd *exec.Cmd
+	pid int
+}
+
+func (l procLife) wait() error {
+	err := l.cmd.Wait()
+	// Children the server started may still hold the group: end them.
+	_ = syscall.Kill(-l.pid, syscall.SIGKILL)
+	awaitGroup(l.pid, 5*time.Second)
+	return err
+}
+
+func (l procLife) terminate() { _ = syscall.Kill(-l.pid, syscall.SIGTERM) }
+func (l procLife) kill()      { _ = syscall.Kill(-l.pid, syscall.SIGKILL) }
+
+// connLife is a server behind Options.Connect.
+type connLife struct{ c ServerConn }
+
+func (l connLife) wait() error {
+	<-l.c.Done()
+	return nil
+}
+
+func (l connLife) terminate() { l.c.Kill() }
+func (l connLife) kill()      { l.c.Kill() }
+
+// wait reaps the server and closes the connection; it is the only
 // goroutine that closes done.
 func (p *proc) wait(outR io.Closer) {
-	err := p.cmd.Wait()
-	// Children the server started may still hold the group: end them.
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-	awaitGroup(p.pid, 5*time.Second)
+	err := p.life.wait()
 	p.conn.Close()
 	<-p.conn.DisconnectNotify()
 	outR.Close()
@@ -264,7 +328,7 @@ func lastLine(s string) string {
 }
 
 // kill ends the whole process group at once.
-func (p *proc) kill() { _ = syscall.Kill(-p.pid, syscall.SIGKILL) }
+func (p *proc) kill() { p.life.kill() }
 
 // loseConn records why the connection is unusable (first cause wins).
 func (p *proc) loseConn(err error) {
@@ -670,7 +734,7 @@ func (p *proc) shutdown(ctx context.Context) {
 	select {
 	case <-p.done:
 	case <-t.C:
-		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		p.life.terminate()
 		t.Reset(grace)
 		select {
 		case <-p.done:

@@ -75,6 +75,39 @@ func (e *IndexingError) Error() string {
 	return fmt.Sprintf("language server %s is still indexing (%s); try again shortly", e.Server, strings.Join(e.Work, ", "))
 }
 
+// StartingError is returned to a caller whose wait ended while its
+// server was still starting (spawned and initializing, or waiting out the
+// restart delay after a crash): the server's answer is unknown, not
+// empty. errors.Is matches ErrTimeout and the caller's context error.
+type StartingError struct {
+	Server string
+	// For is how long the start has been going on.
+	For time.Duration
+	// Restart: the start follows a crash (and may be waiting out the
+	// restart delay).
+	Restart bool
+	// Err is the caller's context error.
+	Err error
+}
+
+// Error says the server is starting and for how long.
+func (e *StartingError) Error() string {
+	what := "starting"
+	if e.Restart {
+		what = "restarting after a crash"
+	}
+	return fmt.Sprintf("language server %s is still %s (for %s, not ready yet): its answer is unknown, not empty; ask again shortly",
+		e.Server, what, e.For.Round(time.Millisecond))
+}
+
+// Unwrap matches ErrTimeout (for a deadline) and the context's error.
+func (e *StartingError) Unwrap() []error {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return []error{ErrTimeout, e.Err}
+	}
+	return []error{e.Err}
+}
+
 // ResponseError is a JSON-RPC error a server answered with.
 type ResponseError struct {
 	Method  string
@@ -103,19 +136,23 @@ type server struct {
 	// gives up at once instead of holding Manager.Close.
 	quit chan struct{}
 
-	mu        sync.Mutex
-	cur       *proc
-	starting  chan struct{}
-	state     State
-	lastErr   error
-	crashes   []time.Time
-	restarts  int
-	reopen    []string
-	dead      []*proc
-	inflight  int
-	lastUsed  time.Time
-	idleTimer *time.Timer
-	closed    bool
+	mu       sync.Mutex
+	cur      *proc
+	starting chan struct{}
+	state    State
+	lastErr  error
+	crashes  []time.Time
+	restarts int
+	// startedAt is when the current start began, and whether it
+	// follows a crash (restarting), for StartingError.
+	startedAt  time.Time
+	restarting bool
+	reopen     []string
+	dead       []*proc
+	inflight   int
+	lastUsed   time.Time
+	idleTimer  *time.Timer
+	closed     bool
 }
 
 func (s *server) noteError(err error) {
@@ -196,6 +233,7 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 	ch := make(chan struct{})
 	s.starting = ch
 	s.state = StateStarting
+	s.startedAt, s.restarting = time.Now(), len(recent) > 0
 	reopen := s.reopen
 	s.reopen = nil
 	s.mu.Unlock()
@@ -218,10 +256,14 @@ func (s *server) ensure(ctx context.Context) (*proc, error) {
 	return s.ensure(ctx)
 }
 
-// startCtxErr is the error of a caller that stopped waiting for a start.
+// startCtxErr is the error of a caller that stopped waiting for a start:
+// a *StartingError for a deadline (the server is not failing, it is not
+// ready), the context's error for a cancel.
 func (s *server) startCtxErr(ctx context.Context) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("start %s: %w (%w)", s.cfg.Name, ErrTimeout, ctx.Err())
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return &StartingError{Server: s.cfg.Name, For: time.Since(s.startedAt), Restart: s.restarting, Err: ctx.Err()}
 	}
 	return fmt.Errorf("start %s: %w", s.cfg.Name, ctx.Err())
 }

@@ -115,11 +115,7 @@ func (s *server) workspaceDiagnostics(ctx context.Context, root string, opts Dia
 	defer cancel()
 	p, err := s.ensure(ctx)
 	if err != nil {
-		whole.Verdict, whole.Detail = Failed, err.Error()
-		if errors.Is(err, context.DeadlineExceeded) {
-			whole.Verdict = Timeout
-		}
-		return []FileDiagnostics{whole}
+		return []FileDiagnostics{startVerdict(whole, err)}
 	}
 	s.mgr.syncDiskQuiet()
 	ids, ok := p.workspacePullIDs()
