@@ -77,6 +77,13 @@ type Local struct {
 	// MaxFileSize is the largest file, in bytes, sent to a server; larger
 	// ones get a clear error instead. 0 sends any size.
 	MaxFileSize int `toml:"max_file_size" min:"0"`
+	// Watch watches the workspace for files changed outside acp-lsp
+	// (the agent's shell, builds, git) and tells servers before the next
+	// request; off, a server learns of a file only when it is asked about.
+	Watch bool `toml:"watch"`
+	// WatchMaxDirs bounds the folders watched; past it the status says
+	// which folders are not covered.
+	WatchMaxDirs int `toml:"watch_max_dirs" min:"1"`
 	// EnvAllowlist names the variables of acp-lsp's environment passed to
 	// spawned servers; a trailing * matches a prefix.
 	EnvAllowlist []string `toml:"env_allowlist"`
@@ -182,6 +189,8 @@ func Defaults() Config {
 			RestartBackoffMax: 30 * time.Second,
 			WedgeTimeouts:     3,
 			MaxFileSize:       10 << 20,
+			Watch:             true,
+			WatchMaxDirs:      10000,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",

@@ -163,6 +163,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 			RestartBackoffMax: cfg.Local.RestartBackoffMax,
 			WedgeAfter:        zeroMeansOff(cfg.Local.WedgeTimeouts),
 			MaxFileSize:       int64(zeroMeansOff(cfg.Local.MaxFileSize)),
+			MaxWatchedDirs:    watchedDirs(cfg.Local),
 			DiagnosticsSettle: settle(cfg.Diagnostics.SettleWindow),
 			Env:               cfg.BaseEnv(environ),
 			Logger:            logger.With("part", "lsp"),
@@ -233,4 +234,13 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		InjectBudget:        cfg.Diagnostics.InjectionBudget,
 		Logger:              logger.With("part", "component"),
 	}, nil
+}
+
+// watchedDirs is lsp's MaxWatchedDirs for the configuration: negative
+// (off) when watching is off.
+func watchedDirs(l config.Local) int {
+	if !l.Watch {
+		return -1
+	}
+	return l.WatchMaxDirs
 }

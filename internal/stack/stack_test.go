@@ -38,7 +38,7 @@ func TestAdapterConfig(t *testing.T) {
 						Diagnostics: lsp.Duration(5 * time.Second),
 						Idle:        lsp.Duration(10 * time.Minute),
 					},
-					MaxRestarts: 5, WedgeAfter: 3, MaxFileSize: 10 << 20, Settle: 250 * time.Millisecond,
+					MaxRestarts: 5, WedgeAfter: 3, MaxFileSize: 10 << 20, WatchedDirs: 10000, Settle: 250 * time.Millisecond,
 					Backoff: time.Second, BackoffMax: 30 * time.Second,
 					Env:           []string{"GOFLAGS=-mod=mod", "HOME=/h", "PATH=/bin:/usr/bin"},
 					EditorTimeout: 10 * time.Second,
@@ -84,6 +84,24 @@ func TestAdapterConfig(t *testing.T) {
 				if got.MaxRestarts >= 0 || got.Backoff >= 0 || got.WedgeAfter >= 0 || got.BackoffMax != 2*time.Second {
 					t.Errorf("max restarts %d, backoff %v, wedge %d, backoff max %v: want the first three negative (off) and 2s",
 						got.MaxRestarts, got.Backoff, got.WedgeAfter, got.BackoffMax)
+				}
+			},
+		},
+		{
+			name: "watching off is a negative folder limit",
+			edit: func(c *config.Config) { c.Local.Watch, c.Local.WatchMaxDirs = false, 50 },
+			check: func(t *testing.T, got lspView) {
+				if got.WatchedDirs >= 0 {
+					t.Errorf("watched folders %d, want negative (off)", got.WatchedDirs)
+				}
+			},
+		},
+		{
+			name: "watch_max_dirs is the folder limit",
+			edit: func(c *config.Config) { c.Local.WatchMaxDirs = 50 },
+			check: func(t *testing.T, got lspView) {
+				if got.WatchedDirs != 50 {
+					t.Errorf("watched folders %d, want 50", got.WatchedDirs)
 				}
 			},
 		},
@@ -156,7 +174,7 @@ func TestAdapterConfig(t *testing.T) {
 				t.Error("loggers not set")
 			}
 			v := lspView{
-				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter, MaxFileSize: ac.LSP.MaxFileSize,
+				Timeouts: ac.LSP.Timeouts, MaxRestarts: ac.LSP.MaxRestarts, WedgeAfter: ac.LSP.WedgeAfter, MaxFileSize: ac.LSP.MaxFileSize, WatchedDirs: ac.LSP.MaxWatchedDirs,
 				Settle: ac.LSP.DiagnosticsSettle, Backoff: ac.LSP.RestartBackoff, BackoffMax: ac.LSP.RestartBackoffMax, Env: ac.LSP.Env, EditorTimeout: ac.EditorTimeout,
 				NoEditor: ac.NoEditor, Forward: ac.ForwardToAgent, Servers: names(ac.LSP.Servers),
 			}
@@ -176,6 +194,7 @@ type lspView struct {
 	MaxRestarts         int
 	WedgeAfter          int
 	MaxFileSize         int64
+	WatchedDirs         int
 	Settle              time.Duration
 	Backoff, BackoffMax time.Duration
 	Env                 []string
