@@ -412,6 +412,11 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: ms.err.Server, Verdict: lspext.VerdictFailed,
 			Detail: fmt.Sprintf("%v; %s not checked", ms.err, plural(ms.files, "file"))})
 	}
+	if note := a.mgr.WatchStatus().Note; note != "" {
+		// A fresh verdict cannot know of files changed outside acp-lsp
+		// in folders the watcher does not cover: say so with it.
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported, Detail: note})
+	}
 	if truncated {
 		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported,
 			Detail: fmt.Sprintf("the workspace has more than %d source files: only %d were checked; name files or a glob to check others", maxWorkspaceFiles, len(uris))})
@@ -522,10 +527,11 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 		byName[c.Name] = c
 	}
 	statuses := a.mgr.Servers()
+	watchNote := a.mgr.WatchStatus().Note
 	out := []lspext.ServerInfo{}
 	if uri == "" {
 		for _, st := range statuses {
-			out = append(out, serverInfo(st, byName[st.Name]))
+			out = append(out, serverInfo(st, byName[st.Name], watchNote))
 		}
 		return out, nil
 	}
@@ -537,7 +543,7 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 		found := false
 		for _, st := range statuses {
 			if st.Name == c.Name && within(st.Root, path) {
-				out = append(out, serverInfo(st, c))
+				out = append(out, serverInfo(st, c, watchNote))
 				found = true
 			}
 		}
@@ -553,9 +559,15 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 	return out, nil
 }
 
-func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig) lspext.ServerInfo {
+// serverInfo describes a local server; watchNote (what file watching does
+// not cover, if anything) joins its last error, the status's one free
+// text, since it limits what every answer of the server can know.
+func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig, watchNote string) lspext.ServerInfo {
 	info := lspext.ServerInfo{Name: st.Name, Source: "local", Languages: languages(c), Root: st.Root, PID: st.PID,
 		RSS: st.RSSBytes, LastError: st.LastError, Capabilities: st.Capabilities}
+	if watchNote != "" {
+		info.LastError = strings.TrimPrefix(info.LastError+"; "+watchNote, "; ")
+	}
 	switch st.State {
 	case lsp.StateRunning:
 		info.State = "ready"
