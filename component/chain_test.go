@@ -223,7 +223,7 @@ func TestIndexingSaidThroughChain(t *testing.T) {
 			"status":      {"fake (local) indexing"},
 		}},
 		{"starting", fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}}, map[string][]string{
-			"hover":  {"start fake: language server did not answer in time", "fake is starting", "not an empty result"},
+			"hover":  {"language server fake is still starting", "not ready yet", "fake is starting", "not an empty result"},
 			"status": {"fake (local) starting"},
 		}},
 	} {
