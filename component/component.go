@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -144,6 +145,13 @@ type Component struct {
 	wg     sync.WaitGroup
 	// fetches counts didSave diagnostics fetches in flight.
 	fetches sync.WaitGroup
+
+	// fast are the tool calls the HTTP fast path is answering.
+	fast fastCalls
+	// noFast turns the fast path off and fastHits counts its answers
+	// (tests compare both paths).
+	noFast   atomic.Bool
+	fastHits atomic.Int64
 
 	httpLn   net.Listener
 	httpSrv  *http.Server
@@ -299,12 +307,26 @@ func newToken() string {
 	return hex.EncodeToString(b[:])
 }
 
-// authenticate requires "Authorization: Bearer TOKEN" of a live session.
+// authenticate requires "Authorization: Bearer TOKEN" of a live session,
+// and an Mcp-Session-Id, when given, of an MCP session of that session's
+// server: the SDK's handler finds MCP sessions by id alone, across the
+// servers of all sessions, so a token must not reach another workspace's
+// MCP session. A plain tools/call then takes the fast path (fastpath.go);
+// everything else goes to the SDK.
 func (c *Component) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c.sessionFromRequest(r) == nil {
+		s := c.sessionFromRequest(r)
+		if s == nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="acp-lsp"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !s.ownsMCPSession(sid) {
+			// The SDK's answer for an id it does not know.
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		if c.serveFast(w, r, s) {
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -80,23 +80,30 @@ func (c *Component) newServer(s *Session) *mcp.Server {
 		panic(fmt.Sprintf("component: input schema: %v", err)) // Input is fixed at compile time
 	}
 	srv.AddTool(&mcp.Tool{Name: "lsp", Description: toolDescription, InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		in, err := decodeInput(req.Params.Arguments)
-		if err != nil {
-			return toolError(err), nil
-		}
-		res, err := s.call(ctx, in)
-		if err != nil {
-			return toolError(s.c.explain(ctx, err)), nil
-		}
-		out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
-		if res.data != nil {
-			if b, err := json.Marshal(res.data); err == nil {
-				out.StructuredContent = json.RawMessage(b)
-			}
-		}
-		return out, nil
+		return s.toolResult(ctx, req.Params.Arguments), nil
 	})
 	return srv
+}
+
+// toolResult answers one call of the lsp tool with raw arguments args. It
+// is the tool's handler on every path: the SDK's (stdio, and HTTP for
+// anything but a plain call) and the HTTP fast path (fastpath.go).
+func (s *Session) toolResult(ctx context.Context, args json.RawMessage) *mcp.CallToolResult {
+	in, err := decodeInput(args)
+	if err != nil {
+		return toolError(err)
+	}
+	res, err := s.call(ctx, in)
+	if err != nil {
+		return toolError(s.c.explain(ctx, err))
+	}
+	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
+	if res.data != nil {
+		if b, err := json.Marshal(res.data); err == nil {
+			out.StructuredContent = json.RawMessage(b)
+		}
+	}
+	return out
 }
 
 func toolError(err error) *mcp.CallToolResult {

@@ -1,0 +1,355 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The HTTP fast path answers the one request an agent sends over and over,
+// a JSON-RPC tools/call of the lsp tool on a session the SDK initialized,
+// on the HTTP handler's goroutine: the body is read once, the tool runs,
+// the answer is written. The SDK's streamable handler does the same call
+// through three goroutine hand-offs (HTTP handler → session reader →
+// request handler → HTTP handler) and decodes the message several times
+// with buffers of 32 KiB each; on a warm hover that was a third of what
+// the tool added to the language server's own time (docs/benchmarks.md).
+//
+// The fast path answers only what it can answer exactly as the SDK would:
+// the same JSON-RPC response bytes, the same headers. Everything else (a
+// batch, another method, another tool, an unknown or uninitialized
+// session, unusual headers, fields the SDK would read and the fast path
+// does not) goes to the SDK untouched, which answers it, or its error, as
+// always.
+
+// fastMaxBody bounds the body the fast path reads; a longer one goes on
+// to the SDK, which applies its own limit.
+const fastMaxBody = 1 << 20
+
+// fastCalls are the tools/call requests the fast path is answering, per
+// MCP session id and JSON-RPC id, so that notifications/cancelled (which
+// goes to the SDK) can cancel them as the SDK would cancel its own.
+type fastCalls struct {
+	mu sync.Mutex
+	m  map[fastKey]context.CancelFunc
+}
+
+type fastKey struct {
+	session string
+	id      any // int64 or string, as the SDK reads JSON-RPC ids
+}
+
+// add registers a call; false when the same id is already in flight on
+// the session (the SDK's answer to that is an error, so it gets to give it).
+func (f *fastCalls) add(k fastKey, cancel context.CancelFunc) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, busy := f.m[k]; busy {
+		return false
+	}
+	if f.m == nil {
+		f.m = map[fastKey]context.CancelFunc{}
+	}
+	f.m[k] = cancel
+	return true
+}
+
+func (f *fastCalls) remove(k fastKey) {
+	f.mu.Lock()
+	delete(f.m, k)
+	f.mu.Unlock()
+}
+
+func (f *fastCalls) cancel(k fastKey) {
+	f.mu.Lock()
+	cancel := f.m[k]
+	f.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// fastRequest is a POST body the fast path understands.
+type fastRequest struct {
+	method string
+	id     any             // tools/call: int64 or string
+	args   json.RawMessage // tools/call: the arguments, nil when absent
+	// cancelled is notifications/cancelled's requestId (int64 or string).
+	cancelled any
+}
+
+// serveFast answers r when it is a plain tools/call of the lsp tool on an
+// initialized MCP session of s, and reports whether it did. When it did
+// not, r is as it came (its body replayed) for the SDK.
+func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session) bool {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if c.noFast.Load() || r.Method != http.MethodPost || sid == "" || !fastHeaders(r) {
+		return false
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, fastMaxBody+1))
+	replay := func() {
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	}
+	if err != nil || len(body) > fastMaxBody {
+		replay()
+		return false
+	}
+	req, ok := parseFast(body)
+	if !ok || req.method != "tools/call" {
+		if ok && req.method == "notifications/cancelled" {
+			c.fast.cancel(fastKey{sid, req.cancelled})
+		}
+		replay()
+		return false
+	}
+	if !s.initializedHTTP(sid) {
+		replay()
+		return false
+	}
+	key := fastKey{sid, req.id}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if !c.fast.add(key, cancel) {
+		replay()
+		return false
+	}
+	defer c.fast.remove(key)
+	res := s.toolResult(ctx, req.args)
+	result, err := marshalNoEscape(res)
+	if err != nil {
+		// The SDK would fail the same way; let it say so.
+		replay()
+		return false
+	}
+	out, err := marshalNoEscape(struct {
+		VersionTag string          `json:"jsonrpc"`
+		ID         any             `json:"id,omitempty"`
+		Result     json.RawMessage `json:"result,omitempty"`
+	}{"2.0", req.id, result})
+	if err != nil {
+		replay()
+		return false
+	}
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "application/json")
+	w.Write(out)
+	c.fastHits.Add(1)
+	return true
+}
+
+// initializedHTTP reports whether sid names an MCP session of s's server,
+// over HTTP, that completed initialize.
+func (s *Session) initializedHTTP(sid string) bool {
+	for ss := range s.server.Sessions() {
+		if ss.ID() == sid {
+			return ss.InitializeParams() != nil
+		}
+	}
+	return false
+}
+
+// ownsMCPSession reports whether sid names an MCP session of s's server.
+func (s *Session) ownsMCPSession(sid string) bool {
+	for ss := range s.server.Sessions() {
+		if ss.ID() == sid {
+			return true
+		}
+	}
+	return false
+}
+
+// fastVersions are the MCP protocol versions the fast path answers: those
+// the SDK accepts on a stateful server with the rules the fast path
+// follows (2026-07-28 and later change the rules: the SDK answers them).
+var fastVersions = sync.OnceValue(func() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
+})
+
+// fastHeaders reports whether r's headers are ones the SDK accepts for a
+// POST on an existing session with nothing more to check: a loopback Host
+// on a loopback listener (DNS rebinding protection), a protocol version it
+// speaks (or none), a JSON body, both JSON and SSE accepted, no
+// Last-Event-ID.
+func fastHeaders(r *http.Request) bool {
+	if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && la != nil && loopback(la.String()) && !loopback(r.Host) {
+		return false
+	}
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" && !slices.Contains(fastVersions(), v) {
+		return false
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	if len(r.Header.Values("Last-Event-ID")) > 0 {
+		return false
+	}
+	jsonOK, streamOK := accepts(r.Header.Values("Accept"))
+	return jsonOK && streamOK
+}
+
+// loopback reports whether a host (with or without port) is loopback, as
+// the SDK's DNS rebinding protection decides it.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// accepts reads Accept headers as the SDK does.
+func accepts(values []string) (jsonOK, streamOK bool) {
+	for _, value := range values {
+		for _, raw := range strings.Split(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK, streamOK
+}
+
+// parseFast reads a POST body that is one JSON-RPC tools/call of the lsp
+// tool or one notifications/cancelled. It refuses (false) anything where
+// the SDK might read more or differently: other fields, repeated keys,
+// _meta beyond a progress token, trailing data.
+func parseFast(body []byte) (fastRequest, bool) {
+	var req fastRequest
+	top, ok := fields(body, "jsonrpc", "id", "method", "params")
+	if !ok {
+		return req, false
+	}
+	var version string
+	if json.Unmarshal(top["jsonrpc"], &version) != nil || version != "2.0" {
+		return req, false
+	}
+	if json.Unmarshal(top["method"], &req.method) != nil {
+		return req, false
+	}
+	switch req.method {
+	case "tools/call":
+		var ok bool
+		if req.id, ok = rpcID(top["id"]); !ok {
+			return req, false
+		}
+		params, ok := fields(top["params"], "name", "arguments", "_meta")
+		if !ok {
+			return req, false
+		}
+		var name string
+		if json.Unmarshal(params["name"], &name) != nil || name != "lsp" {
+			return req, false
+		}
+		if meta, present := params["_meta"]; present {
+			if _, ok := fields(meta, "progressToken"); !ok {
+				return req, false
+			}
+		}
+		req.args = params["arguments"]
+		return req, true
+	case "notifications/cancelled":
+		if top["id"] != nil {
+			return req, false
+		}
+		params, ok := fields(top["params"], "requestId", "reason", "_meta")
+		if !ok {
+			return req, false
+		}
+		req.cancelled, ok = rpcID(params["requestId"])
+		return req, ok
+	}
+	return req, false
+}
+
+// rpcID reads a JSON-RPC id as the SDK does: a number becomes an int64
+// (truncated), a string stays a string; anything else is refused.
+func rpcID(raw json.RawMessage) (any, bool) {
+	var v any
+	if raw == nil || json.Unmarshal(raw, &v) != nil {
+		return nil, false
+	}
+	switch v := v.(type) {
+	case float64:
+		return int64(v), true
+	case string:
+		return v, true
+	}
+	return nil, false
+}
+
+// fields splits a JSON object into its members, refusing anything that is
+// not an object, a key outside allowed, a repeated key or trailing data.
+func fields(raw []byte, allowed ...string) (map[string]json.RawMessage, bool) {
+	if raw == nil {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	out := make(map[string]json.RawMessage, len(allowed))
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok || !slices.Contains(allowed, key) {
+			return nil, false
+		}
+		if _, dup := out[key]; dup {
+			return nil, false
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil, false
+		}
+		out[key] = v
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return out, true
+}
+
+// marshalNoEscape encodes v as the SDK's JSON-RPC layer does: like
+// json.Marshal, without HTML escaping.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
