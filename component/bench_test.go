@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,4 +258,84 @@ func BenchmarkToolOverhead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkToolHTTP isolates the MCP-over-HTTP cost of a tool call with
+// the canned backend (no server): the SDK's handler vs the fast path, each
+// called by the MCP go-sdk client and by a raw net/http JSON-RPC client
+// (one POST, the body read whole), for a call refused at once (floor) and
+// a hover; "http" is a bare POST round trip to a handler that answers a
+// fixed body, the transport's own floor.
+func BenchmarkToolHTTP(b *testing.B) {
+	root := b.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	fb := newFake()
+	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, fb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	hc := &headerClient{name: "Authorization", value: "Bearer " + s.token}
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + c.HTTPAddr() + "/mcp", HTTPClient: hc.client()}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	rc := dialRaw(b, c, s)
+	calls := []struct {
+		name string
+		args map[string]any
+	}{
+		{"floor", map[string]any{"action": ""}},
+		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
+	}
+	for _, path := range []string{"sdk", "fast"} {
+		for _, cl := range []string{"gosdk", "raw"} {
+			for _, call := range calls {
+				b.Run(path+"/"+cl+"/"+call.name, func(b *testing.B) {
+					c.noFast.Store(path == "sdk")
+					defer c.noFast.Store(false)
+					b.ReportAllocs()
+					p := &mcp.CallToolParams{Name: "lsp", Arguments: call.args}
+					argJSON, _ := json.Marshal(call.args)
+					body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":` + string(argJSON) + `}}`
+					for b.Loop() {
+						if cl == "gosdk" {
+							if _, err := cs.CallTool(ctx, p); err != nil {
+								b.Fatal(err)
+							}
+						} else if r := rc.post(b, body, nil); r.status != http.StatusOK {
+							b.Fatal(r.status, string(r.body))
+						}
+						fb.mu.Lock()
+						fb.requests = fb.requests[:0]
+						fb.mu.Unlock()
+					}
+				})
+			}
+		}
+	}
+	b.Run("http", func(b *testing.B) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"action is required"}],"isError":true}}`)
+		}))
+		defer srv.Close()
+		raw := &rawMCP{url: srv.URL, token: "x", hc: srv.Client()}
+		b.ReportAllocs()
+		for b.Loop() {
+			raw.post(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":""}}}`, nil)
+		}
+	})
 }

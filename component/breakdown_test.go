@@ -193,56 +193,64 @@ func BenchmarkHoverBreakdown(b *testing.B) {
 	if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up gopls
 		b.Fatal(err, res)
 	}
-	// "tool in" and "tool out" are the SDK's tool handler: a call the
-	// HTTP fast path answers passes neither, and its segments span them.
-	order := []string{"call", "http out", "tool in", "backend in", "request at adapter", "adapter replied", "backend out", "tool out", "http back", "return"}
-	type segment struct{ from, to string }
-	var segs []segment
-	samples := map[segment][]time.Duration{}
-	var direct []time.Duration
-	for b.Loop() {
-		mk.reset()
-		mk.mark("call")
-		res, err := cs.CallTool(ctx, args)
-		mk.mark("return")
-		if err != nil || res.IsError {
-			b.Fatal(err, res)
-		}
-		mk.mu.Lock()
-		prev := "call"
-		for _, name := range order[1:] {
-			t1, ok := mk.at[name]
-			if !ok {
-				continue
+	// Both paths in one run, so both see the same machine: the SDK's
+	// handler (fast path off), then the HTTP fast path.
+	for _, path := range []string{"sdk", "fast"} {
+		b.Run(path, func(b *testing.B) {
+			st.c.noFast.Store(path == "sdk")
+			defer st.c.noFast.Store(false)
+			// "tool in" and "tool out" are the SDK's tool handler: a call the
+			// HTTP fast path answers passes neither, and its segments span them.
+			order := []string{"call", "http out", "tool in", "backend in", "request at adapter", "adapter replied", "backend out", "tool out", "http back", "return"}
+			type segment struct{ from, to string }
+			var segs []segment
+			samples := map[segment][]time.Duration{}
+			var direct []time.Duration
+			for b.Loop() {
+				mk.reset()
+				mk.mark("call")
+				res, err := cs.CallTool(ctx, args)
+				mk.mark("return")
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+				mk.mu.Lock()
+				prev := "call"
+				for _, name := range order[1:] {
+					t1, ok := mk.at[name]
+					if !ok {
+						continue
+					}
+					sg := segment{prev, name}
+					if _, seen := samples[sg]; !seen {
+						segs = append(segs, sg)
+					}
+					samples[sg] = append(samples[sg], t1.Sub(mk.at[prev]))
+					prev = name
+				}
+				mk.mu.Unlock()
+				t0 := time.Now()
+				if _, err := a.Manager().Hover(ctx, main, pos); err != nil {
+					b.Fatal(err)
+				}
+				direct = append(direct, time.Since(t0))
 			}
-			sg := segment{prev, name}
-			if _, seen := samples[sg]; !seen {
-				segs = append(segs, sg)
+			stat := func(d []time.Duration) (med, p90, mean time.Duration) {
+				slices.Sort(d)
+				var sum time.Duration
+				for _, x := range d {
+					sum += x
+				}
+				return d[len(d)/2], d[len(d)*9/10], sum / time.Duration(len(d))
 			}
-			samples[sg] = append(samples[sg], t1.Sub(mk.at[prev]))
-			prev = name
-		}
-		mk.mu.Unlock()
-		t0 := time.Now()
-		if _, err := a.Manager().Hover(ctx, main, pos); err != nil {
-			b.Fatal(err)
-		}
-		direct = append(direct, time.Since(t0))
+			for i, sg := range segs {
+				med, p90, mean := stat(samples[sg])
+				b.ReportMetric(float64(med.Nanoseconds()), strings.ReplaceAll(fmt.Sprintf("%d:%s→%s-ns", i+1, sg.from, sg.to), " ", "_"))
+				b.Logf("%-40s median %8s p90 %8s mean %8s (%d calls)", sg.from+" → "+sg.to, med, p90, mean, len(samples[sg]))
+			}
+			med, p90, mean := stat(direct)
+			b.ReportMetric(float64(med.Nanoseconds()), "direct-ns")
+			b.Logf("%-40s median %8s p90 %8s mean %8s", "direct Manager.Hover", med, p90, mean)
+		})
 	}
-	stat := func(d []time.Duration) (med, p90, mean time.Duration) {
-		slices.Sort(d)
-		var sum time.Duration
-		for _, x := range d {
-			sum += x
-		}
-		return d[len(d)/2], d[len(d)*9/10], sum / time.Duration(len(d))
-	}
-	for i, sg := range segs {
-		med, p90, mean := stat(samples[sg])
-		b.ReportMetric(float64(med.Nanoseconds()), strings.ReplaceAll(fmt.Sprintf("%d:%s→%s-ns", i+1, sg.from, sg.to), " ", "_"))
-		b.Logf("%-40s median %8s p90 %8s mean %8s (%d calls)", sg.from+" → "+sg.to, med, p90, mean, len(samples[sg]))
-	}
-	med, p90, mean := stat(direct)
-	b.ReportMetric(float64(med.Nanoseconds()), "direct-ns")
-	b.Logf("%-40s median %8s p90 %8s mean %8s", "direct Manager.Hover", med, p90, mean)
 }

@@ -310,3 +310,22 @@ func TestFastPathConcurrent(t *testing.T) {
 		t.Fatalf("fast path answered %d of 40 calls", c.fastHits.Load())
 	}
 }
+
+func TestWithin(t *testing.T) {
+	for _, tc := range []struct {
+		root, path string
+		want       bool
+	}{
+		{"/w", "/w", true},
+		{"/w", "/w/a.go", true},
+		{"/w", "/w/..a/b.go", true},
+		{"/w", "/wx/a.go", false},
+		{"/w", "/", false},
+		{"/w/a", "/w/b/a.go", false},
+		{"/", "/etc", true},
+	} {
+		if got := within(tc.root, tc.path); got != tc.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tc.root, tc.path, got, tc.want)
+		}
+	}
+}

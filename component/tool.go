@@ -251,17 +251,32 @@ func (s *Session) resolve(file string) (string, error) {
 		p = filepath.Join(s.Root, p)
 	}
 	p = filepath.Clean(p)
+	// One EvalSymlinks answers an existing file inside the workspace (the
+	// Root is resolved already); the full check, a few times the lstats,
+	// runs only for the rest: files not there (yet) and refusals, whose
+	// errors it words.
+	real, rerr := filepath.EvalSymlinks(p)
+	if rerr == nil && within(s.Root, real) {
+		return real, nil
+	}
 	if err := s.check(p); err != nil {
 		return "", fmt.Errorf("file %q is outside the workspace %s: %w", file, s.Root, err)
 	}
-	real, err := filepath.EvalSymlinks(p)
-	if err == nil {
-		if err := s.check(real); err != nil {
-			return "", fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
-		}
-		p = real
+	if rerr == nil {
+		// Changed between the two looks: a link now points out.
+		return "", fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
 	}
 	return p, nil
+}
+
+// within reports whether path is root or below it; both are clean and
+// absolute.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
 }
 
 // target is a resolved position in a file.
