@@ -43,6 +43,9 @@ type Options struct {
 	Columns []string
 	// Log receives progress lines (default os.Stderr).
 	Log io.Writer
+	// MCPClient is the MCP client driving every MCP column (b and c):
+	// ClientSDK (default) or ClientLean.
+	MCPClient string
 	// Trace, when set, is a folder where every LSP column's gopls writes
 	// its RPC trace (Trace/<column>/gopls-<pid>.log): what each column asks
 	// the server, and the server's own time per request.
@@ -102,6 +105,9 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			cols = append(cols, c)
 		}
 	}
+	if opts.MCPClient != "" && opts.MCPClient != ClientLean && opts.MCPClient != ClientSDK {
+		return nil, fmt.Errorf("bench: unknown MCP client %q (%s, %s)", opts.MCPClient, ClientLean, ClientSDK)
+	}
 	for _, k := range opts.Columns {
 		if !slices.ContainsFunc(AllColumns, func(c Column) bool { return c.Key == k }) {
 			return nil, fmt.Errorf("bench: unknown column %q (bare, acp-lsp, cclsp, lsmcp)", k)
@@ -117,7 +123,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache, Trace: opts.Trace}
+	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: opts.Cache, Cache: opts.Cache, Trace: opts.Trace, MCPClient: opts.MCPClient}
 	start := time.Now()
 	loadStart := LoadAverage()
 	rep := &Report{Quick: opts.Quick, Spec: DefaultSpec}

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +15,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(leanTestServerEnv) != "" {
+		serveStdioForTest()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestHasLocation(t *testing.T) {
 	for _, c := range []struct {
@@ -188,5 +196,54 @@ func TestTraced(t *testing.T) {
 	}
 	if _, ws, _ := traced(dir, "bare", env, []string{"HOME=/h"}); ws[len(ws)-1] != "PATH="+filepath.Join(dir, "bare", "bin") {
 		t.Errorf("no PATH: wsEnv = %q", ws)
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	for _, c := range []struct {
+		line      string
+		pid, ppid int
+		cpu       int64
+		ok        bool
+	}{
+		{"4242 (gopls) S 17 4242 17 0 -1 4194560 9 0 0 0 120 35 0 0 20 0 12 0 100 0 0", 4242, 17, 155, true},
+		{"7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0", 7, 1, 7, true},
+		{"8 (x) S 1 8", 0, 0, 0, false},
+		{"garbage", 0, 0, 0, false},
+		{"", 0, 0, 0, false},
+	} {
+		pid, ppid, cpu, ok := parseStat(c.line)
+		if pid != c.pid || ppid != c.ppid || cpu != c.cpu || ok != c.ok {
+			t.Errorf("parseStat(%q) = %d %d %d %v, want %d %d %d %v", c.line, pid, ppid, cpu, ok, c.pid, c.ppid, c.cpu, c.ok)
+		}
+	}
+}
+
+// TestChildrenCPU counts a grandchild's CPU (as gopls under node) and
+// nothing of processes outside this one's descendants.
+func TestChildrenCPU(t *testing.T) {
+	before, ok := childrenCPU(os.Getpid())
+	if !ok {
+		t.Fatal("no /proc")
+	}
+	// sh starts a second sh that burns CPU, says so, and waits for stdin
+	// to close: its ticks are counted while it is alive.
+	cmd := exec.Command("sh", "-c", `sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; echo burnt; read x'`)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "burnt\n" {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	after, _ := childrenCPU(os.Getpid())
+	if after-before < 5 {
+		t.Errorf("children's CPU grew by %d ticks while a grandchild burnt CPU, want ≥ 5", after-before)
+	}
+	if other, _ := childrenCPU(1 << 30); other != 0 {
+		t.Errorf("descendants of a pid that does not exist used %d ticks", other)
 	}
 }

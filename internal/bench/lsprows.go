@@ -36,6 +36,8 @@ type LSPResult struct {
 	Cells   [][]*Cell
 	Target  *Target
 	Runs    int
+	// MCPClient is the client that drove the MCP columns.
+	MCPClient string
 }
 
 // lspRuns measures every column on its own copy of the workspace, one
@@ -69,7 +71,7 @@ func lspRuns(ctx context.Context, env *Env, w *Workspace, cols []Column, runs, c
 	if len(t.Refs) == 0 {
 		return nil, fmt.Errorf("references truth: gopls found no references to %s", t.UseSymbol)
 	}
-	res := &LSPResult{Target: t, Runs: runs}
+	res := &LSPResult{Target: t, Runs: runs, MCPClient: env.MCPClient}
 	for range LSPRows {
 		res.Cells = append(res.Cells, make([]*Cell, len(cols)))
 	}
@@ -130,13 +132,18 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 	for oi, op := range warmOps {
 		cell := res.Cells[1+oi][ci]
 		// One unmeasured call: the first one after start may still load
-		// packages for this op.
+		// packages for this op. Then the column's servers finish what
+		// they do in the background (settle), so no row of any column is
+		// measured during a server's start-up work.
 		wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		_, err := s.Do(wctx, op, t)
 		cancel()
 		if err != nil {
 			cell.Err = firstLineOf(err.Error())
 			continue
+		}
+		if d := settle(ctx); d > 2*settleWindow {
+			logf("lsp: %s: %s: the servers were busy for %v before the row", col.Name, op, d.Round(100*time.Millisecond))
 		}
 		for i := 0; i < runs; i++ {
 			wctx, cancel := context.WithTimeout(ctx, time.Minute)

@@ -30,6 +30,9 @@ type Env struct {
 	NodeModules string
 	// Cache is the bench's cache folder (shims, workspaces, module cache).
 	Cache string
+	// MCPClient is the MCP client of every MCP column: ClientSDK (also
+	// when empty) or ClientLean.
+	MCPClient string
 	// Trace, when set, is a folder for each LSP column's gopls RPC trace
 	// (see traced).
 	Trace string
@@ -73,11 +76,11 @@ func StartCclsp(ctx context.Context, env *Env, root string, wsEnv []string) (Sub
 		return nil, fmt.Errorf("cclsp config: %w", err)
 	}
 	e := append(append([]string{}, wsEnv...), "CCLSP_CONFIG_PATH="+cfg)
-	cs, cmd, err := connectCommand(ctx, "cclsp", []string{"node", env.cclspMain()}, e, root)
+	conn, cmd, err := connectCommand(ctx, env.MCPClient, "cclsp", []string{"node", env.cclspMain()}, e, root)
 	if err != nil {
 		return nil, err
 	}
-	return &mcpSubject{name: "cclsp " + CclspVersion, cs: cs, cmd: cmd, args: cclspArgs}, nil
+	return &mcpSubject{name: "cclsp " + CclspVersion, conn: conn, cmd: cmd, args: cclspArgs}, nil
 }
 
 // StartLsmcp starts lsmcp over stdio in root with gopls. lsmcp 0.10.0
@@ -100,11 +103,11 @@ func StartLsmcp(ctx context.Context, env *Env, root string, wsEnv []string) (Sub
 		e = append(e, "VITEST=true")
 	}
 	argv = append(argv, env.lsmcpMain(), "--bin", env.Gopls, "--files", "**/*.go")
-	cs, cmd, err := connectCommand(ctx, "lsmcp", argv, e, root)
+	conn, cmd, err := connectCommand(ctx, env.MCPClient, "lsmcp", argv, e, root)
 	if err != nil {
 		return nil, err
 	}
-	return &mcpSubject{name: "lsmcp " + LsmcpVersion, cs: cs, cmd: cmd, args: lsmcpArgs(root)}, nil
+	return &mcpSubject{name: "lsmcp " + LsmcpVersion, conn: conn, cmd: cmd, args: lsmcpArgs(root)}, nil
 }
 
 // nodeMajor returns the major version of node on PATH (0 if unknown).

@@ -157,6 +157,14 @@ func (r *Report) Markdown(plots []string) string {
 	return b.String()
 }
 
+// clientName says which MCP client drove the MCP columns.
+func clientName(c string) string {
+	if c == ClientLean {
+		return "the bench's lean MCP client (`-mcp-client lean`, `internal/bench/mcpclient.go`)"
+	}
+	return "the MCP go-sdk client (`-mcp-client lean` for the bench's own)"
+}
+
 func (r *Report) lspMarkdown(b *strings.Builder) {
 	l := r.LSP
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
@@ -164,7 +172,9 @@ func (r *Report) lspMarkdown(b *strings.Builder) {
 	p("Median over %d runs per warm row (cold start: fresh process each run), and how many answers were right. ", l.Runs)
 	p("Right means: hover shows `%s`; definition and workspace symbols name `%s:%d`; references name all %d places gopls reports; ", l.Target.HoverWant, l.Target.DeclFile, l.Target.DeclLine, len(l.Target.Refs))
 	p("diagnostics after an edit contain the error just written into `%s` (each run writes a new one; an answer without it is **stale**). ", l.Target.EditFile)
-	p("Column (a) is a minimal jsonrpc2 client straight to gopls: its diagnostics time is gopls's own publish after `didChange`.\n\n")
+	p("Column (a) is a minimal jsonrpc2 client straight to gopls: its diagnostics time is gopls's own publish after `didChange`. ")
+	p("The MCP columns are all driven by %s. ", clientName(l.MCPClient))
+	p("Every warm row starts once the column's server processes are idle (see How to read).\n\n")
 	p("| Row |")
 	for _, c := range l.Columns {
 		p(" %s |", c)

@@ -256,9 +256,21 @@ func (s *Stack) Call(ctx context.Context, method string, params any) (json.RawMe
 
 // OpenSession is NewSession that also returns the ACP session id.
 func (s *Stack) OpenSession(ctx context.Context, cwd string) (string, *mcp.ClientSession, error) {
+	id, url, token, err := s.OpenSessionEntry(ctx, cwd)
+	if err != nil {
+		return "", nil, err
+	}
+	cs, err := connectHTTP(ctx, url, token)
+	return id, cs, err
+}
+
+// OpenSessionEntry opens an ACP session on cwd and returns its id and the
+// injected MCP server's URL and bearer token, for a client of the caller's
+// choice.
+func (s *Stack) OpenSessionEntry(ctx context.Context, cwd string) (id, url, token string, err error) {
 	res, err := s.call(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
 	if err != nil {
-		return "", nil, fmt.Errorf("stack: session/new: %w", err)
+		return "", "", "", fmt.Errorf("stack: session/new: %w", err)
 	}
 	var r struct {
 		SessionID string `json:"sessionId"`
@@ -268,16 +280,14 @@ func (s *Stack) OpenSession(ctx context.Context, cwd string) (string, *mcp.Clien
 	e, ok := s.entries[r.SessionID]
 	s.mu.Unlock()
 	if !ok {
-		return "", nil, fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
+		return "", "", "", fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
 	}
-	token := ""
 	for _, h := range e.Headers {
 		if strings.EqualFold(h.Name, "Authorization") {
 			token = strings.TrimPrefix(h.Value, "Bearer ")
 		}
 	}
-	cs, err := connectHTTP(ctx, e.URL, token)
-	return r.SessionID, cs, err
+	return r.SessionID, e.URL, token, nil
 }
 
 // Close ends the chain (and gopls with it) and waits.
@@ -301,16 +311,26 @@ func (s *Stack) Close() error {
 }
 
 // StartACPLSP starts column (b): the stack over root, one session, the
-// MCP client connected over HTTP.
+// MCP client (Env.MCPClient) connected over HTTP.
 func StartACPLSP(ctx context.Context, env *Env, root string, wsEnv []string) (Subject, error) {
 	st, err := StartStack(ctx, lsp.Options{Env: wsEnv}, component.Config{})
 	if err != nil {
 		return nil, err
 	}
-	cs, err := st.NewSession(ctx, root)
+	_, url, token, err := st.OpenSessionEntry(ctx, root)
+	var conn mcpConn
+	if err == nil {
+		if env.MCPClient == ClientLean {
+			conn, err = connectLeanHTTP(ctx, url, token)
+		} else {
+			var cs *mcp.ClientSession
+			cs, err = connectHTTP(ctx, url, token)
+			conn = sdkConn{cs}
+		}
+	}
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &mcpSubject{name: "acp-lsp", cs: cs, args: acpLSPArgs, closeFn: st.Close}, nil
+	return &mcpSubject{name: "acp-lsp", conn: conn, args: acpLSPArgs, closeFn: st.Close}, nil
 }

@@ -68,16 +68,55 @@ type Subject interface {
 	Close() error
 }
 
-// mcpSubject drives an MCP server's tools with the MCP go-sdk client.
+// mcpSubject drives an MCP server's tools through an MCP client (the same
+// kind of client for every MCP column: Env.MCPClient).
 type mcpSubject struct {
 	name string
-	cs   *mcp.ClientSession
+	conn mcpConn
 	cmd  *exec.Cmd // nil for in-process servers
 	// args maps an op to the tool and its arguments.
 	args func(op Op, t *Target) (string, map[string]any)
 	// closeFn ends whatever serves the MCP server.
 	closeFn func() error
 }
+
+// mcpConn is one client connection to an MCP server: the bench's lean
+// client or the go-sdk's. Calls come from one goroutine at a time.
+type mcpConn interface {
+	// callTool returns the tool's text content and whether the tool
+	// reported an error.
+	callTool(ctx context.Context, name string, args map[string]any) (string, bool, error)
+	close() error
+}
+
+// MCP clients the bench can drive the MCP columns with (Env.MCPClient).
+const (
+	// ClientSDK is the MCP go-sdk client, the default.
+	ClientSDK = "go-sdk"
+	// ClientLean is the bench's own small client (mcpclient.go): with it
+	// the client's share of a tool call can be measured (it is about
+	// 0.1 ms of a hover; docs/benchmarks.md).
+	ClientLean = "lean"
+)
+
+// sdkConn is the go-sdk client.
+type sdkConn struct{ cs *mcp.ClientSession }
+
+func (c sdkConn) callTool(ctx context.Context, name string, args map[string]any) (string, bool, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return "", false, err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError, nil
+}
+
+func (c sdkConn) close() error { return c.cs.Close() }
 
 func (s *mcpSubject) Name() string { return s.name }
 
@@ -86,26 +125,20 @@ func (s *mcpSubject) Do(ctx context.Context, op Op, t *Target) (string, error) {
 	if tool == "" {
 		return "", fmt.Errorf("%s: no tool for %s", s.name, op)
 	}
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	text, isError, err := s.conn.callTool(ctx, tool, args)
 	if err != nil {
 		return "", fmt.Errorf("%s: %s: %w", s.name, tool, err)
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
+	if isError {
+		return text, fmt.Errorf("%s: %s answered an error: %s", s.name, tool, firstLineOf(text))
 	}
-	if res.IsError {
-		return b.String(), fmt.Errorf("%s: %s answered an error: %s", s.name, tool, firstLineOf(b.String()))
-	}
-	return b.String(), nil
+	return text, nil
 }
 
 func (s *mcpSubject) Close() error {
 	var errs []error
-	if s.cs != nil {
-		errs = append(errs, s.cs.Close())
+	if s.conn != nil {
+		errs = append(errs, s.conn.close())
 	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		// The MCP server's own children (gopls) share its group.
@@ -125,8 +158,13 @@ func firstLineOf(s string) string {
 	return s
 }
 
-// connectCommand starts an MCP server over stdio in its own process group.
-func connectCommand(ctx context.Context, name string, argv, env []string, dir string) (*mcp.ClientSession, *exec.Cmd, error) {
+// connectCommand starts an MCP server over stdio in its own process group
+// and connects the client named by which (ClientSDK, also when empty, or
+// ClientLean).
+func connectCommand(ctx context.Context, which, name string, argv, env []string, dir string) (mcpConn, *exec.Cmd, error) {
+	if which == ClientLean {
+		return startLeanStdio(ctx, name, argv, env, dir)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
@@ -139,7 +177,7 @@ func connectCommand(ctx context.Context, name string, argv, env []string, dir st
 		}
 		return nil, nil, fmt.Errorf("%s: connect: %w", name, err)
 	}
-	return cs, cmd, nil
+	return sdkConn{cs}, cmd, nil
 }
 
 // bearer adds an Authorization header to every request.
