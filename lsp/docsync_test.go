@@ -248,7 +248,7 @@ func TestFaultFileChangedWatchers(t *testing.T) {
 		want   []string
 	}{
 		{"watchers registered", watcherScript,
-			[]string{"didOpen a.fk 1", "watched b.fk:1", "watched c.fk:1", "watched d.fk:1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "watched b.fk:3", "watched c.fk:2", "watched d.fk:2", "didChange a.fk 2"}},
+			[]string{"didOpen a.fk 1", "watched b.fk:1", "watched c.fk:1", "watched d.fk:1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "watched b.fk:3", "watched c.fk:2", "watched d.fk:2", "didChange c.fk 2", "didChange a.fk 2"}},
 		{"no watchers", fakelsp.Script{},
 			[]string{"didOpen a.fk 1", "didOpen b.fk 1", "didOpen c.fk 1", "didClose b.fk", "didChange c.fk 2", "didChange a.fk 2"}},
 	} {

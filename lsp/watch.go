@@ -240,18 +240,23 @@ func (m *Manager) closeWatch() {
 	}
 }
 
-// diskChanged tells the server about changes on disk: open documents
-// deleted are closed and changed ones resynced; the changes its file
-// watchers ask for are sent with workspace/didChangeWatchedFiles; and when
-// any change concerns it (one it watches, or a file of its languages),
-// every other open document is sent again before its next request, since
-// their diagnostics may depend on the changed files (a server that echoes
-// versions would otherwise seem to have reported on them already).
+// diskChanged tells the server about changes on disk, in this order:
+// open documents deleted are closed; the changes its file watchers ask for
+// are sent with workspace/didChangeWatchedFiles; changed open documents
+// are resynced. Then, when any change concerns it (one it watches, or a
+// file of its languages), every other open document is sent again before
+// its next request, since its diagnostics may depend on the changed files
+// (a server that echoes versions would otherwise seem to have reported on
+// it already). Of the changed open documents only the last one sent is
+// spared: the server may have checked the others before the rest of the
+// batch reached it, and published for their current versions diagnostics
+// the rest would change (gopls did, after a rename touching two files).
 func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	s := p.srv
 	watchers := p.fileWatchers()
 	var (
 		changes []fileChange
+		changed []string // open documents to resync
 		synced  []string
 		errs    []error
 	)
@@ -268,11 +273,7 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 			case open && e.typ == changeDeleted:
 				p.closeDoc(e.path)
 			case open:
-				if _, err := p.sync(e.path); err != nil {
-					errs = append(errs, err)
-				} else {
-					synced = append(synced, e.path)
-				}
+				changed = append(changed, e.path)
 			}
 		}
 		tell := false
@@ -293,8 +294,15 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	if err := p.notifyWatched(changes); err != nil {
 		errs = append(errs, err)
 	}
-	if resend {
-		p.markResend(synced...)
+	for _, path := range changed {
+		if _, err := p.sync(path); err != nil {
+			errs = append(errs, err)
+		} else {
+			synced = append(synced, path)
+		}
+	}
+	if resend || len(synced) > 1 {
+		p.markResend(synced[max(len(synced)-1, 0):]...)
 	}
 	return errors.Join(errs...)
 }

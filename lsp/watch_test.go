@@ -407,3 +407,37 @@ func FuzzParseInotify(f *testing.F) {
 		})
 	})
 }
+
+// TestShellBatchResend: two open files changed on disk at once (a rename
+// applied by shell, say) are told together: the watched events first,
+// then each file's new text; the file sent first is sent once more before
+// its next diagnostics, since a server may have checked it before the
+// second file's change arrived (gopls then published, for its current
+// version, an error the second file fixes). The file sent last is not
+// sent again.
+func TestShellBatchResend(t *testing.T) {
+	e := newFaultEnv(t, watcherScript, nil)
+	e.wantHover() // started, registrations in
+	c := filepath.Join(e.root, "c.fk")
+	mustWrite(t, c, "package fake\n")
+	if _, err := e.m.Diagnostics(t.Context(), []string{c}, DiagnosticsOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.write("package fake\nfunc Foo2() {}\n")
+	mustWrite(t, c, "package fake\nfunc C() { Foo2() }\n")
+	for _, w := range []struct {
+		file    string
+		version int32
+	}{{e.file, 3}, {c, 2}} {
+		rep, err := e.m.Diagnostics(t.Context(), []string{w.file}, DiagnosticsOptions{})
+		if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != w.version {
+			t.Fatalf("diagnostics of %s after the batch: %+v %v, want fresh version %d", filepath.Base(w.file), rep.Files[0], err, w.version)
+		}
+	}
+	e.close()
+	want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
+		"watched a.fk:2", "watched c.fk:2", "didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
+	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
+		t.Fatalf("document traffic %q, want %q", got, want)
+	}
+}
