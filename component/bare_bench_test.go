@@ -1,0 +1,84 @@
+package component_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/bench"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+)
+
+// BenchmarkManagerVsBare pairs a warm hover through lsp.Manager (what the
+// adapter asks for the tool) with the same hover from the bench's bare
+// jsonrpc2 client (column (a) of docs/benchmarks.md), each with its own
+// gopls on the same workspace: what the Manager adds below the tool.
+// BREAKDOWN_WS and BREAKDOWN_GOMODCACHE pick the bench's workspace as in
+// BenchmarkHoverBreakdown.
+func BenchmarkManagerVsBare(b *testing.B) {
+	bin := peers.Require(b, "gopls")
+	env := peers.Env()
+	root, _ := filepath.EvalSymlinks(b.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	file := filepath.Join(root, "main.go")
+	os.WriteFile(file, []byte("package main\n\nimport \"fmt\"\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() {\n\tfmt.Println(add(1, 2), add(3, 4))\n}\n"), 0o644)
+	line, char := 4, 5
+	if ws := os.Getenv("BREAKDOWN_WS"); ws != "" {
+		root, file, line, char = ws, filepath.Join(ws, "expr.go"), 207, 5
+		env = append(env, "GOMODCACHE="+os.Getenv("BREAKDOWN_GOMODCACHE"), "GOFLAGS=-mod=mod -modcacherw", "GOWORK=off", "GOTOOLCHAIN=local")
+	}
+	ctx := context.Background()
+	bare, err := bench.StartBare(ctx, bin, root, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bare.Close()
+	if _, err := bare.Sync(ctx, file); err != nil {
+		b.Fatal(err)
+	}
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: env})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	pos := lsp.Position{Line: uint32(line), Character: uint32(char)}
+	params := bench.PosParams(file, line, char)
+	for range 3 { // warm both
+		if _, err := bare.Call(ctx, "textDocument/hover", params); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Hover(ctx, file, pos); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bareD, mgrD []time.Duration
+	for i := 0; b.Loop(); i++ {
+		one := func(f func() error, into *[]time.Duration) {
+			t0 := time.Now()
+			if err := f(); err != nil {
+				b.Fatal(err)
+			}
+			*into = append(*into, time.Since(t0))
+		}
+		viaBare := func() error { _, err := bare.Call(ctx, "textDocument/hover", params); return err }
+		viaMgr := func() error { _, err := m.Hover(ctx, file, pos); return err }
+		if i%2 == 0 {
+			one(viaBare, &bareD)
+			one(viaMgr, &mgrD)
+		} else {
+			one(viaMgr, &mgrD)
+			one(viaBare, &bareD)
+		}
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds())
+	}
+	b.ReportMetric(med(bareD), "bare-ns")
+	b.ReportMetric(med(mgrD), "manager-ns")
+	b.ReportMetric(med(mgrD)/med(bareD), "ratio")
+}
