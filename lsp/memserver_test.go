@@ -2,11 +2,14 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
@@ -108,4 +111,65 @@ func (e *memEnv) crash() {
 	e.mu.Unlock()
 	c.Kill()
 	<-c.done
+}
+
+// TestChangesBeforeRegistration (fake time): changes seen before the
+// server registered its file watchers (gopls registers them only after
+// loading the workspace, which takes seconds in a large one) are kept and
+// told once the registration is in, at the next request; a server that
+// never registers is never told.
+func TestChangesBeforeRegistration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newMemEnv(t, fakelsp.Script{}, nil)
+		hover := func() {
+			t.Helper()
+			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hover()
+		early := filepath.Join(e.root, "early.fk")
+		if err := os.WriteFile(early, []byte("package fake\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.m.FileChanged(t.Context(), early); err != nil {
+			t.Fatal(err)
+		}
+		hover()
+		watched := func() []string {
+			synctest.Wait()
+			e.mu.Lock()
+			srv := e.servers[0]
+			e.mu.Unlock()
+			var out []string
+			for _, m := range srv.Received() {
+				if m.Method == "workspace/didChangeWatchedFiles" {
+					out = append(out, string(m.Params))
+				}
+			}
+			return out
+		}
+		if got := watched(); len(got) != 0 {
+			t.Fatalf("told %q before registering watchers", got)
+		}
+		// The server registers now, as its handler would record it.
+		e.m.mu.Lock()
+		var p *proc
+		for _, s := range e.m.servers {
+			p = s.cur
+		}
+		e.m.mu.Unlock()
+		if _, rerr := p.serverRequest("client/registerCapability", json.RawMessage(`{"registrations":[{"id":"w","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"}]}}]}`)); rerr != nil {
+			t.Fatal(rerr)
+		}
+		hover()
+		got := watched()
+		if len(got) != 1 || !strings.Contains(got[0], `early.fk","type":2`) {
+			t.Fatalf("told %q after registering, want early.fk's change once", got)
+		}
+		hover()
+		if got := watched(); len(got) != 1 {
+			t.Fatalf("told %q, want the change once", got)
+		}
+	})
 }

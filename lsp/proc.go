@@ -82,6 +82,11 @@ type proc struct {
 	// watchCache holds compiled file watchers by registration id and
 	// options.
 	watchCache map[string][]fileWatcher
+	// backlog holds changes on disk seen before the server registered
+	// file watchers (keepBacklog); hadWatchers ends the keeping.
+	backlog     []fileEvent
+	backlogLost bool
+	hadWatchers bool
 }
 
 // saveKind is a server's textDocumentSync.save: whether to send didSave

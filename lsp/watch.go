@@ -219,14 +219,67 @@ func (m *Manager) syncDisk(paths ...string) error {
 		}
 		evs, _ = q.take()
 	}
-	if len(evs) == 0 && !lost {
-		return nil
-	}
 	var errs []error
 	for _, p := range m.running() {
-		errs = append(errs, p.diskChanged(evs, lost))
+		pevs, plost := evs, lost
+		if back, blost, ok := p.takeBacklog(); ok {
+			// Changes seen before the server registered its watchers go
+			// first, merged with the new ones.
+			q := eventQueue{max: math.MaxInt}
+			for _, e := range append(back, evs...) {
+				q.record(e.path, e.typ, e.dir)
+			}
+			pevs, _ = q.take()
+			plost = plost || blost
+		}
+		if len(pevs) > 0 || plost {
+			errs = append(errs, p.diskChanged(pevs, plost))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// maxBacklog bounds the changes kept for a server that has not registered
+// file watchers yet.
+const maxBacklog = 5000
+
+// keepBacklog keeps changes for a server that has not registered file
+// watchers yet: gopls registers them only once it has loaded the
+// workspace, seconds into a large one, and a change made meanwhile to a
+// file it already read would otherwise never reach it. A server that
+// never registers holds at most maxBacklog changes.
+func (p *proc) keepBacklog(evs []fileEvent) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hadWatchers {
+		return
+	}
+	for _, e := range evs {
+		if !within(p.srv.ceiling, e.path) {
+			continue
+		}
+		if len(p.backlog) >= maxBacklog {
+			p.backlogLost = true
+			return
+		}
+		p.backlog = append(p.backlog, e)
+	}
+}
+
+// takeBacklog returns the kept changes once the server has registered
+// file watchers (ok false before, or with nothing kept).
+func (p *proc) takeBacklog() (evs []fileEvent, lost, ok bool) {
+	p.mu.Lock()
+	kept := len(p.backlog) > 0 || p.backlogLost
+	p.mu.Unlock()
+	if !kept || len(p.fileWatchers()) == 0 {
+		return nil, false, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	evs, lost = p.backlog, p.backlogLost
+	p.backlog, p.backlogLost = nil, false
+	return evs, lost, true
 }
 
 // closeWatch ends the watcher (Manager.Close).
@@ -254,6 +307,9 @@ func (m *Manager) closeWatch() {
 func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	s := p.srv
 	watchers := p.fileWatchers()
+	if len(watchers) == 0 {
+		p.keepBacklog(evs)
+	}
 	var (
 		changes []fileChange
 		changed []string // open documents to resync
@@ -335,6 +391,11 @@ func (p *proc) fileWatchers() []fileWatcher {
 			p.mu.Unlock()
 		}
 		out = append(out, ws...)
+	}
+	if len(out) > 0 {
+		p.mu.Lock()
+		p.hadWatchers = true
+		p.mu.Unlock()
 	}
 	return out
 }
