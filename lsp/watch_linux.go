@@ -183,15 +183,16 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 	}
 }
 
-// addTreeLocked watches root and the folders below it, up to the limit.
+// addTreeLocked watches root and the folders below it, up to the limit,
+// breadth first: past the limit, the folders left out are the deepest.
 // With report, every file found is queued as created: a folder made (or
 // moved in) just now may have been filled before its watch was in place.
 // Folders themselves are not reported as created: their files are.
 func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
-	stack := []string{root}
-	for len(stack) > 0 {
-		dir := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
+	queue := []string{root}
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
 		if _, ok := w.dirs[dir]; ok {
 			continue
 		}
@@ -223,7 +224,7 @@ func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
 				if skipDir(path, e.Name()) {
 					continue
 				}
-				stack = append(stack, path)
+				queue = append(queue, path)
 			case report:
 				w.q.record(path, changeCreated, false)
 			}
