@@ -441,3 +441,35 @@ func TestShellBatchResend(t *testing.T) {
 		t.Fatalf("document traffic %q, want %q", got, want)
 	}
 }
+
+// lostWatcher reports lost events once, as inotify's queue overflow does.
+type lostWatcher struct{ lost bool }
+
+func (w *lostWatcher) add(string) {}
+func (w *lostWatcher) drain() ([]fileEvent, bool) {
+	lost := w.lost
+	w.lost = false
+	return nil, lost
+}
+func (w *lostWatcher) status() WatchStatus { return WatchStatus{Mode: "test"} }
+func (w *lostWatcher) close() error        { return nil }
+
+// TestWatcherLostEvents: when the watcher lost events (a burst beyond its
+// queue), every open document is resent before its next diagnostics and
+// the status says events were lost, rather than answering as if nothing
+// had changed.
+func TestWatcherLostEvents(t *testing.T) {
+	e := newFaultEnv(t, watcherScript, nil)
+	e.wantHover()
+	e.m.watch.mu.Lock()
+	must(t, e.m.watch.w.close())
+	e.m.watch.w = &lostWatcher{lost: true}
+	e.m.watch.mu.Unlock()
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+	if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != 2 {
+		t.Fatalf("diagnostics after lost events: %+v %v, want fresh version 2 (resent)", rep.Files[0], err)
+	}
+	if note := e.m.WatchStatus().Note; !strings.Contains(note, "file watching lost events") || !strings.Contains(note, "restart it") {
+		t.Fatalf("watch note %q, want the loss said", note)
+	}
+}
