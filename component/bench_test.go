@@ -16,8 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // BenchmarkHoverGopls compares a warm hover through the tool (MCP client →
@@ -271,6 +273,10 @@ func BenchmarkToolHTTP(b *testing.B) {
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
 	fb := newFake()
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	fb.report = &lspext.DiagnosticReportResult{
+		Files:   []lspext.FileDiagnostics{{URI: edit.URIFromPath(filepath.Join(root, "main.go")), Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":7,"character":17},"end":{"line":7,"character":18}},"severity":1,"source":"compiler","code":"WrongArgCount","message":"not enough arguments in call to add\n\thave (number)\n\twant (int, int)"}]`)}},
+		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
+	}
 	c, err := New(Config{Executable: "/bin/acp-lsp"}, fb)
 	if err != nil {
 		b.Fatal(err)
@@ -298,6 +304,7 @@ func BenchmarkToolHTTP(b *testing.B) {
 	}{
 		{"floor", map[string]any{"action": ""}},
 		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"diagnostics", map[string]any{"action": "diagnostics", "file": "main.go"}},
 	}
 	for _, path := range []string{"sdk", "fast"} {
 		for _, cl := range []string{"gosdk", "raw"} {

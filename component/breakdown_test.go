@@ -52,13 +52,13 @@ type spy struct{ m *marks }
 func (spy) Nonblocking() {}
 func (spy) Name() string { return "spy" }
 func (s spy) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
-	if m.Kind == proxy.KindResponse && lspext.Is(m.Method, lspext.Request) {
+	if _, ext := lspext.Canonical(m.Method); m.Kind == proxy.KindResponse && ext {
 		s.m.mark("adapter replied")
 	}
 	hop.ToAgent(m)
 }
 func (s spy) FromAgent(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
-	if m.Kind == proxy.KindRequest && lspext.Is(m.Method, lspext.Request) {
+	if _, ext := lspext.Canonical(m.Method); m.Kind == proxy.KindRequest && ext {
 		s.m.mark("request at adapter")
 	}
 	hop.ToClient(m)
@@ -74,6 +74,13 @@ type markingBackend struct {
 func (b markingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
 	b.m.mark("backend in")
 	r, err := b.Backend.Request(ctx, uri, method, params)
+	b.m.mark("backend out")
+	return r, err
+}
+
+func (b markingBackend) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {
+	b.m.mark("backend in")
+	r, err := b.Backend.DiagnosticReport(ctx, uris, wait)
 	b.m.mark("backend out")
 	return r, err
 }
@@ -105,7 +112,16 @@ func (t *markingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // BREAKDOWN_WS names a copy of the bench's workspace (expr-lang/expr, see
 // internal/bench) to hover Compile in expr.go there instead, with
 // BREAKDOWN_GOMODCACHE its module cache (.cache/bench/gomod).
-func BenchmarkHoverBreakdown(b *testing.B) {
+func BenchmarkHoverBreakdown(b *testing.B) { breakdown(b, "hover") }
+
+// BenchmarkDiagnosticsBreakdown is BenchmarkHoverBreakdown for
+// diagnostics after an edit: each call follows a new type error written
+// into the file, and direct is the same edit followed by
+// lsp.Manager.Diagnostics (fresh for the new content); the order of the
+// two alternates, since gopls may still be busy with the previous edit.
+func BenchmarkDiagnosticsBreakdown(b *testing.B) { breakdown(b, "diagnostics") }
+
+func breakdown(b *testing.B, action string) {
 	peers.Require(b, "gopls")
 	root, _ := filepath.EvalSymlinks(b.TempDir())
 	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
@@ -193,6 +209,31 @@ func BenchmarkHoverBreakdown(b *testing.B) {
 	if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up gopls
 		b.Fatal(err, res)
 	}
+	orig, err := os.ReadFile(main)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.WriteFile(main, orig, 0o644)
+	edits := 0
+	edit := func() { // a new type error at the end of the file
+		edits++
+		os.WriteFile(main, fmt.Appendf(slices.Clip(orig), "\nvar benchEdit%d int = \"e%d\"\n", edits, edits), 0o644)
+	}
+	direct := func() error {
+		_, err := a.Manager().Hover(ctx, main, pos)
+		return err
+	}
+	if action == "diagnostics" {
+		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "diagnostics", "file": file}}
+		direct = func() error {
+			edit()
+			rep, err := a.Manager().Diagnostics(ctx, []string{main}, lsp.DiagnosticsOptions{Timeout: time.Minute})
+			if err == nil && (rep.Files[0].Verdict != lsp.Fresh || !strings.Contains(string(rep.Files[0].Diagnostics), fmt.Sprintf("e%d", edits))) {
+				err = fmt.Errorf("not fresh: %+v", rep.Files[0])
+			}
+			return err
+		}
+	}
 	// Both paths in one run, so both see the same machine: the SDK's
 	// handler (fast path off), then the HTTP fast path.
 	for _, path := range []string{"sdk", "fast"} {
@@ -205,14 +246,30 @@ func BenchmarkHoverBreakdown(b *testing.B) {
 			type segment struct{ from, to string }
 			var segs []segment
 			samples := map[segment][]time.Duration{}
-			var direct []time.Duration
-			for b.Loop() {
+			var directD []time.Duration
+			timeDirect := func() {
+				t0 := time.Now()
+				if err := direct(); err != nil {
+					b.Fatal(err)
+				}
+				directD = append(directD, time.Since(t0))
+			}
+			for i := 0; b.Loop(); i++ {
+				if action == "diagnostics" {
+					if i%2 == 1 {
+						timeDirect()
+					}
+					edit()
+				}
 				mk.reset()
 				mk.mark("call")
 				res, err := cs.CallTool(ctx, args)
 				mk.mark("return")
 				if err != nil || res.IsError {
 					b.Fatal(err, res)
+				}
+				if action == "diagnostics" && !strings.Contains(res.Content[0].(*mcp.TextContent).Text, fmt.Sprintf("e%d", edits)) {
+					b.Fatalf("stale answer: %s", res.Content[0].(*mcp.TextContent).Text)
 				}
 				mk.mu.Lock()
 				prev := "call"
@@ -229,11 +286,9 @@ func BenchmarkHoverBreakdown(b *testing.B) {
 					prev = name
 				}
 				mk.mu.Unlock()
-				t0 := time.Now()
-				if _, err := a.Manager().Hover(ctx, main, pos); err != nil {
-					b.Fatal(err)
+				if action != "diagnostics" || i%2 == 0 {
+					timeDirect()
 				}
-				direct = append(direct, time.Since(t0))
 			}
 			stat := func(d []time.Duration) (med, p90, mean time.Duration) {
 				slices.Sort(d)
@@ -248,9 +303,9 @@ func BenchmarkHoverBreakdown(b *testing.B) {
 				b.ReportMetric(float64(med.Nanoseconds()), strings.ReplaceAll(fmt.Sprintf("%d:%s→%s-ns", i+1, sg.from, sg.to), " ", "_"))
 				b.Logf("%-40s median %8s p90 %8s mean %8s (%d calls)", sg.from+" → "+sg.to, med, p90, mean, len(samples[sg]))
 			}
-			med, p90, mean := stat(direct)
+			med, p90, mean := stat(directD)
 			b.ReportMetric(float64(med.Nanoseconds()), "direct-ns")
-			b.Logf("%-40s median %8s p90 %8s mean %8s", "direct Manager.Hover", med, p90, mean)
+			b.Logf("%-40s median %8s p90 %8s mean %8s", "direct (lsp.Manager)", med, p90, mean)
 		})
 	}
 }

@@ -597,15 +597,26 @@ func (c *Component) refresh(ctx context.Context, uris []string) *lspext.Diagnost
 	return rep
 }
 
-func (c *Component) store(rep *lspext.DiagnosticReportResult) {
-	for _, f := range rep.Files {
+// decodedFile is one file of a diagnostic report, decoded.
+type decodedFile struct {
+	diags []Diagnostic
+	err   error
+}
+
+// store puts a report's diagnostics into the cache and returns them
+// decoded, file by file (the cache keeps the slices: read them only).
+func (c *Component) store(rep *lspext.DiagnosticReportResult) []decodedFile {
+	out := make([]decodedFile, len(rep.Files))
+	for i, f := range rep.Files {
 		diags, err := decodeDiagnostics(f.Diagnostics, true)
+		out[i] = decodedFile{diags, err}
 		if err != nil {
 			c.log.Warn("diagnostic report", "uri", f.URI, "err", err)
 			continue
 		}
 		c.cache.Put(f.URI, f.Server, nil, diags)
 	}
+	return out
 }
 
 // markTouched marks a file as changed for every session whose workspace

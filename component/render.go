@@ -68,8 +68,22 @@ type renderer struct {
 	inside map[string]bool
 }
 
-func (s *Session) newRenderer() *renderer {
-	return &renderer{s: s, docs: map[string]*position.Document{}, inside: map[string]bool{}}
+// newRenderer returns a renderer for one answer. known are targets this
+// call resolved inside the workspace already (and read, when their doc is
+// set): the answer's places are mostly in them, and neither the check nor
+// the read needs doing again.
+func (s *Session) newRenderer(known ...*target) *renderer {
+	r := &renderer{s: s, docs: map[string]*position.Document{}, inside: map[string]bool{}}
+	for _, t := range known {
+		if t == nil || t.path == "" {
+			continue
+		}
+		r.inside[t.path] = true
+		if t.doc != nil {
+			r.docs[t.path] = t.doc
+		}
+	}
+	return r
 }
 
 // within reports whether path is inside the session's workspace (the
@@ -237,8 +251,8 @@ func groupByFile(items []item) (map[string][]item, []string) {
 	return groups, order
 }
 
-func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []Location, context bool) *answer {
-	r := s.newRenderer()
+func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []Location, context bool, known *target) *answer {
+	r := s.newRenderer(known)
 	items := make([]item, 0, len(locs))
 	for _, l := range locs {
 		rel, line, col, text := r.place(l.URI, l.Range.Start)
@@ -649,6 +663,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	}
 	var uris []string
 	var globCut string
+	var known *target
 	scope := "the workspace"
 	switch {
 	case in.File == "" || in.File == "*":
@@ -669,30 +684,33 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		}
 		scope = fmt.Sprintf("%d files matching %s", len(uris), in.File)
 	default:
-		p, err := s.resolve(in.File)
+		p, exists, err := s.resolveExists(in.File)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(p); err != nil {
-			return nil, fmt.Errorf("diagnostics: %w", err)
+		if !exists {
+			if _, err := os.Stat(p); err != nil {
+				return nil, fmt.Errorf("diagnostics: %w", err)
+			}
 		}
 		uris = []string{edit.URIFromPath(p)}
 		scope = relPath(s.Root, p)
+		known = &target{path: p}
 	}
 	rep, err := s.c.backend.DiagnosticReport(ctx, uris, s.c.cfg.DiagnosticsWait)
 	if err != nil {
 		return nil, err
 	}
-	s.c.store(rep)
-	r := s.newRenderer()
+	decoded := s.c.store(rep)
+	r := s.newRenderer(known)
 	var items []item
 	hidden := 0
-	for _, f := range rep.Files {
+	for i, f := range rep.Files {
 		p, err := edit.PathFromURI(f.URI)
 		if err != nil || !r.within(p) {
 			continue
 		}
-		diags, err := decodeDiagnostics(f.Diagnostics, true)
+		diags, err := decoded[i].diags, decoded[i].err
 		if err != nil {
 			return nil, fmt.Errorf("diagnostics of %s: malformed answer: %w", f.URI, err)
 		}

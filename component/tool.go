@@ -243,8 +243,15 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 // resolve returns the absolute path of a workspace file argument, refusing
 // anything outside the workspace after resolving ".." and symbolic links.
 func (s *Session) resolve(file string) (string, error) {
+	p, _, err := s.resolveExists(file)
+	return p, err
+}
+
+// resolveExists is resolve that also reports whether the file was seen to
+// exist (false: not there, or not known).
+func (s *Session) resolveExists(file string) (string, bool, error) {
 	if file == "" {
-		return "", errors.New("file is required")
+		return "", false, errors.New("file is required")
 	}
 	p := file
 	if !filepath.IsAbs(p) {
@@ -257,16 +264,16 @@ func (s *Session) resolve(file string) (string, error) {
 	// errors it words.
 	real, rerr := filepath.EvalSymlinks(p)
 	if rerr == nil && within(s.Root, real) {
-		return real, nil
+		return real, true, nil
 	}
 	if err := s.check(p); err != nil {
-		return "", fmt.Errorf("file %q is outside the workspace %s: %w", file, s.Root, err)
+		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.Root, err)
 	}
 	if rerr == nil {
 		// Changed between the two looks: a link now points out.
-		return "", fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
+		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
 	}
-	return p, nil
+	return p, false, nil
 }
 
 // within reports whether path is root or below it; both are clean and
@@ -409,7 +416,7 @@ func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Action, err)
 	}
-	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true), nil
+	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true, t), nil
 }
 
 func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
@@ -428,7 +435,7 @@ func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
-	return s.renderLocations(ctx, in, "references", locs, true), nil
+	return s.renderLocations(ctx, in, "references", locs, true, t), nil
 }
 
 func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
@@ -442,7 +449,7 @@ func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
 	}
 	text := hoverText(raw)
 	if text == "" {
-		text := "no hover information at " + s.newRenderer().loc(t.uri, lspPosition(t.pos))
+		text := "no hover information at " + s.newRenderer(t).loc(t.uri, lspPosition(t.pos))
 		if n := s.c.emptyNote(ctx); n != "" {
 			text += "\nnote: " + n
 		}
