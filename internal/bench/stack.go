@@ -1,12 +1,10 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/acptest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -31,23 +30,13 @@ type Stack struct {
 	Adapter *adapter.Adapter
 	Stage   *component.Stage
 
-	editor, agent *linePeer
+	editor, agent *acptest.Peer
 	cancel        context.CancelFunc
 	done          chan error
 
 	mu      sync.Mutex
-	nextID  int
-	pending map[string]chan rpcMsg
 	entries map[string]mcpEntry // by ACP session id
 	nextSes int
-}
-
-type rpcMsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *proxy.Error    `json:"error"`
 }
 
 type mcpEntry struct {
@@ -58,31 +47,6 @@ type mcpEntry struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
 	} `json:"headers"`
-}
-
-// linePeer is one scripted end of the chain: it writes lines into the
-// chain and reads the lines the chain writes.
-type linePeer struct {
-	mu sync.Mutex
-	w  io.WriteCloser
-	r  *bufio.Reader
-}
-
-func (p *linePeer) send(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	_, err = p.w.Write(append(b, '\n'))
-	return err
-}
-
-func newLinePeer(name string) (*linePeer, *proxy.Stream) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	return &linePeer{w: inW, r: bufio.NewReaderSize(outR, 1<<20)}, proxy.NewStream(inR, outW, proxy.StreamOptions{Name: name})
 }
 
 // StartStack starts the chain and initializes it as an editor would.
@@ -100,17 +64,15 @@ func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (
 		a.Close()
 		return nil, fmt.Errorf("stack: %w", err)
 	}
-	s := &Stack{Adapter: a, Stage: st, done: make(chan error, 1), pending: map[string]chan rpcMsg{}, entries: map[string]mcpEntry{}}
+	s := &Stack{Adapter: a, Stage: st, done: make(chan error, 1), entries: map[string]mcpEntry{}}
 	var cep, aep *proxy.Stream
-	s.editor, cep = newLinePeer("editor")
-	s.agent, aep = newLinePeer("agent")
+	s.editor, cep = acptest.New("editor", s.editorHandle)
+	s.agent, aep = acptest.New("agent", s.agentHandle)
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	go func() {
 		s.done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, st}}).Run(cctx)
 	}()
-	go s.editorLoop()
-	go s.agentLoop()
 	_, err = s.call(ctx, "initialize", map[string]any{
 		"protocolVersion":    1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}},
@@ -122,115 +84,65 @@ func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (
 	return s, nil
 }
 
-// editorLoop reads what the chain sends the editor: answers go to their
-// callers; requests (none expected: the bench never changes files through
-// the tool) get -32601.
-func (s *Stack) editorLoop() {
-	for {
-		line, err := s.editor.r.ReadBytes('\n')
-		if err != nil {
-			s.mu.Lock()
-			for id, ch := range s.pending {
-				close(ch)
-				delete(s.pending, id)
-			}
-			s.mu.Unlock()
-			return
-		}
-		var m rpcMsg
-		if json.Unmarshal(line, &m) != nil {
-			continue
-		}
-		switch {
-		case m.Method == "" && m.ID != nil:
-			s.mu.Lock()
-			ch := s.pending[string(m.ID)]
-			delete(s.pending, string(m.ID))
-			s.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		case m.Method != "" && m.ID != nil:
-			s.editor.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "bench editor: " + m.Method + " not offered"}})
-		}
+// editorHandle plays the editor: requests (none expected: the bench never
+// changes files through the tool) get -32601, notifications are dropped;
+// only answers to the bench's own calls go on.
+func (s *Stack) editorHandle(p *acptest.Peer, m acptest.Msg) bool {
+	if m.IsRequest() {
+		p.ReplyError(m.ID, proxy.CodeMethodNotFound, "bench editor: "+m.Method+" not offered")
 	}
+	return !m.IsResponse()
 }
 
-// agentLoop plays the agent: it answers initialize (MCP over HTTP
+// agentHandle plays the agent: it answers initialize (MCP over HTTP
 // supported) and session/new (keeping the injected entry), and refuses
-// everything else.
-func (s *Stack) agentLoop() {
-	for {
-		line, err := s.agent.r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		var m rpcMsg
-		if json.Unmarshal(line, &m) != nil || m.ID == nil || m.Method == "" {
-			continue
-		}
-		var result any
-		switch m.Method {
-		case "initialize":
-			result = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": map[string]any{"http": true}}}
-		case "session/close", "session/cancel":
-			result = map[string]any{}
-		case "session/new":
-			var p struct {
-				MCPServers []mcpEntry `json:"mcpServers"`
-			}
-			json.Unmarshal(m.Params, &p)
-			s.mu.Lock()
-			s.nextSes++
-			id := "bench-session-" + strconv.Itoa(s.nextSes)
-			for _, e := range p.MCPServers {
-				if e.Type == "http" {
-					s.entries[id] = e
-				}
-			}
-			s.mu.Unlock()
-			result = map[string]any{"sessionId": id}
-		default:
-			s.agent.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{"code": -32601, "message": "bench agent: " + m.Method}})
-			continue
-		}
-		s.agent.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+// every other request.
+func (s *Stack) agentHandle(p *acptest.Peer, m acptest.Msg) bool {
+	if !m.IsRequest() {
+		return true
 	}
+	var result any
+	switch m.Method {
+	case "initialize":
+		result = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": map[string]any{"http": true}}}
+	case "session/close", "session/cancel":
+		result = map[string]any{}
+	case "session/new":
+		var params struct {
+			MCPServers []mcpEntry `json:"mcpServers"`
+		}
+		json.Unmarshal(m.Params, &params)
+		s.mu.Lock()
+		s.nextSes++
+		id := "bench-session-" + strconv.Itoa(s.nextSes)
+		for _, e := range params.MCPServers {
+			if e.Type == "http" {
+				s.entries[id] = e
+			}
+		}
+		s.mu.Unlock()
+		result = map[string]any{"sessionId": id}
+	default:
+		p.ReplyError(m.ID, proxy.CodeMethodNotFound, "bench agent: "+m.Method)
+		return true
+	}
+	p.Reply(m.ID, result)
+	return true
 }
 
 // call sends a request from the editor and waits for its answer.
 func (s *Stack) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	s.mu.Lock()
-	s.nextID++
-	id := strconv.Itoa(s.nextID)
-	ch := make(chan rpcMsg, 1)
-	s.pending[id] = ch
-	s.mu.Unlock()
-	if err := s.editor.send(map[string]any{"jsonrpc": "2.0", "id": s.nextIDRaw(id), "method": method, "params": params}); err != nil {
-		return nil, err
+	res, err := s.editor.Call(ctx, method, params)
+	var rpcErr *proxy.Error
+	if errors.As(err, &rpcErr) {
+		return nil, fmt.Errorf("%s: %s", method, rpcErr.Message)
 	}
-	select {
-	case m, ok := <-ch:
-		if !ok {
-			return nil, errors.New("chain ended")
-		}
-		if m.Error != nil {
-			return nil, fmt.Errorf("%s: %s", method, m.Error.Message)
-		}
-		return m.Result, nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		delete(s.pending, id)
-		s.mu.Unlock()
-		return nil, ctx.Err()
-	}
+	return res, err
 }
-
-func (s *Stack) nextIDRaw(id string) json.RawMessage { return json.RawMessage(id) }
 
 // Notify sends a notification from the editor into the chain.
 func (s *Stack) Notify(method string, params any) error {
-	return s.editor.send(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	return s.editor.Notify(method, params)
 }
 
 // NewSession opens an ACP session on cwd and connects an MCP client to the
@@ -292,8 +204,8 @@ func (s *Stack) OpenSessionEntry(ctx context.Context, cwd string) (id, url, toke
 
 // Close ends the chain (and gopls with it) and waits.
 func (s *Stack) Close() error {
-	s.editor.w.Close()
-	s.agent.w.Close()
+	s.editor.Close()
+	s.agent.Close()
 	s.cancel()
 	var err error
 	select {
