@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -432,4 +433,24 @@ func parseInotify(b []byte, fn func(wd int32, mask uint32, name string)) error {
 		b = b[header+int(n):]
 	}
 	return nil
+}
+
+// WatchCoverage says how file watching would cover root with at most
+// maxDirs folders (negative: off): the mode, the folders watched and what
+// is left out. It keeps no watch.
+func WatchCoverage(root string, maxDirs int) WatchStatus {
+	if maxDirs < 0 {
+		return WatchStatus{Mode: "off", Note: "file watching is off: files changed outside acp-lsp reach a language server only when the file itself is asked about"}
+	}
+	if maxDirs == 0 {
+		maxDirs = DefaultMaxWatchedDirs
+	}
+	w, err := newDiskWatcher(maxDirs)
+	defer w.close()
+	w.add(root)
+	st := w.status()
+	if err != nil {
+		st.Note = strings.TrimPrefix(st.Note+"; "+err.Error(), "; ")
+	}
+	return st
 }

@@ -128,6 +128,18 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	}
 	sort.Strings(names)
 	fmt.Fprintf(io.Out, "doctor: %s (%d files looked at)\n", dir, min(n, c.maxFiles))
+	watchDirs := -1
+	if loaded.Config.Local.Watch {
+		watchDirs = loaded.Config.Local.WatchMaxDirs
+	}
+	if ws := lsp.WatchCoverage(dir, watchDirs); ws.Mode == "off" {
+		fmt.Fprintf(io.Out, "file watching: off (local.watch = false)\n")
+	} else {
+		fmt.Fprintf(io.Out, "file watching: %s over %d folders (limit %d)\n", ws.Mode, ws.Dirs, watchDirs)
+		if ws.Note != "" {
+			fmt.Fprintf(io.Out, "  note: %s\n", ws.Note)
+		}
+	}
 	found := map[string]string{} // server name → path and version, "" when missing
 	lookup := func(s lsp.ServerConfig) (string, bool) {
 		if v, ok := found[s.Name]; ok {

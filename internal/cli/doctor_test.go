@@ -63,6 +63,7 @@ func TestDoctor(t *testing.T) {
 			"gopls " + strings.Repeat(" ", 23) + gopls + " (golang.org/x/tools/gopls v0.23.0",
 			"initialize ok",
 			"position encoding utf-",
+			"file watching: inotify over 2 folders (limit 10000)", // the folder and .hidden; node_modules is skipped
 		}, []string{"python:"}},
 		{"go and python", merge(goFiles, map[string]string{"tool/a.py": "x = 1\n", "tool/b.py": "y = 2\n"}), true, []string{
 			"go: 2 files", // main.go and go.mod
