@@ -232,6 +232,10 @@ func (p *Peer) RecvMethod(ctx context.Context, method string) (Msg, []Msg, error
 	}
 }
 
+// Messages is the queue Recv reads, for select and range: closed once
+// the chain's side has ended and everything before was queued.
+func (p *Peer) Messages() <-chan Msg { return p.in }
+
 // Done is closed once the chain's side has ended and every queued message
 // was delivered to the queue (Recv still returns those).
 func (p *Peer) Done() <-chan struct{} { return p.done }

@@ -132,14 +132,14 @@ func TestCallEnds(t *testing.T) {
 	if _, err := editor.Call(ctx2, "initialize", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after the end: %v, want ErrClosed", err)
 	}
-	for {
-		_, err := editor.Recv(ctx2)
-		if err != nil {
-			if !errors.Is(err, ErrClosed) {
-				t.Errorf("Recv after the end: %v, want ErrClosed", err)
-			}
-			break
-		}
+	if _, err := editor.Recv(ctx2); err != nil && !errors.Is(err, ErrClosed) {
+		t.Errorf("Recv after the end: %v, want a queued message or ErrClosed", err)
+	}
+	for range editor.Messages() {
+		// the range ends: the queue is closed at the end
+	}
+	if _, err := editor.Recv(ctx2); !errors.Is(err, ErrClosed) {
+		t.Errorf("Recv after the queue ran dry: %v, want ErrClosed", err)
 	}
 }
 
