@@ -254,7 +254,18 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 		if server != "" {
 			return nil, badParams("no file in the workspace is handled by server %q", server)
 		}
-		return nil, &lspNoServer{roots: roots}
+		// Name the servers the workspace's files need and lack, with how
+		// to install them (walked only on this error path).
+		var missing []missingServer
+		for _, root := range roots {
+			walkFiles(root, 20000, func(path string) bool {
+				if cands := lsp.ServersFor(cfgs, path); len(cands) > 0 && a.firstInstalled(cfgs, path) == nil {
+					missing = noteMissing(missing, cands[0])
+				}
+				return false
+			})
+		}
+		return nil, &lspNoServer{roots: roots, missing: missing}
 	}
 	return out, nil
 }
@@ -294,13 +305,24 @@ func (a *Adapter) rootFiles(root string, cfgs []lsp.ServerConfig) []string {
 	return files
 }
 
-type lspNoServer struct{ roots []string }
+type lspNoServer struct {
+	roots   []string
+	missing []missingServer // servers files under roots need, not installed
+}
 
 func (e *lspNoServer) Error() string {
 	if len(e.roots) == 0 {
 		return "no workspace folder is known yet (no session was started); give a file"
 	}
-	return "no file under " + strings.Join(e.roots, ", ") + " is handled by an installed language server"
+	msg := "no file under " + strings.Join(e.roots, ", ") + " is handled by an installed language server"
+	for i, ms := range e.missing {
+		sep := "; "
+		if i == 0 {
+			sep = ": "
+		}
+		msg += sep + fmt.Sprintf("%v (needed by %s)", ms.err, plural(ms.files, "file"))
+	}
+	return msg
 }
 
 // installed reports whether c's program is on the server PATH.

@@ -15,7 +15,7 @@ import (
 // Go file names the server, the program and how to install it: the
 // diagnostics verdict of the file and of the whole workspace (never an
 // empty report, which would read as "no problems"), a request's error,
-// and the status.
+// a workspace-wide request's error, and the status.
 func TestMissingServerNamed(t *testing.T) {
 	root, main := goWorkspace(t)
 	env := []string{"PATH=" + t.TempDir(), "HOME=" + t.TempDir()}
@@ -64,6 +64,13 @@ func TestMissingServerNamed(t *testing.T) {
 			t.Fatalf("hover answered %s", m.Result)
 		}
 		has(t, "hover's error", m.Error.Message)
+	})
+	t.Run("workspace symbols", func(t *testing.T) {
+		m := tc.call(t, 22, "_lsp/request", `{"method":"workspace/symbol","params":{"query":"main"}}`, nil)
+		if m.Error == nil {
+			t.Fatalf("workspace symbols answered %s", m.Result)
+		}
+		has(t, "workspace symbols' error", m.Error.Message)
 	})
 	t.Run("status", func(t *testing.T) {
 		m := tc.call(t, 21, "_lsp/servers", fmt.Sprintf(`{"uri":%q}`, uri), nil)
