@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,7 @@ func (t *markingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set(t.header, t.value)
 	t.m.mark("http out")
+	r = r.WithContext(httptrace.WithClientTrace(r.Context(), &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { t.m.mark("wrote") }}))
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	t.m.mark("http back")
 	return resp, err
@@ -242,7 +244,7 @@ func breakdown(b *testing.B, action string) {
 			defer st.c.noFast.Store(false)
 			// "tool in" and "tool out" are the SDK's tool handler: a call the
 			// HTTP fast path answers passes neither, and its segments span them.
-			order := []string{"call", "http out", "tool in", "backend in", "request at adapter", "adapter replied", "backend out", "tool out", "http back", "return"}
+			order := []string{"call", "http out", "wrote", "tool in", "backend in", "request at adapter", "adapter replied", "backend out", "tool out", "http back", "return"}
 			type segment struct{ from, to string }
 			var segs []segment
 			samples := map[segment][]time.Duration{}

@@ -146,6 +146,9 @@ type Component struct {
 	// fetches counts didSave diagnostics fetches in flight.
 	fetches sync.WaitGroup
 
+	// docs are the files the tool read, kept while unchanged on disk.
+	docs docCache
+
 	// fast are the tool calls the HTTP fast path is answering.
 	fast fastCalls
 	// noFast turns the fast path off and fastHits counts its answers

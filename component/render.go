@@ -109,9 +109,7 @@ func (r *renderer) doc(uri string) (string, *position.Document) {
 	// Files outside the workspace (the standard library, dependencies) are
 	// shown by path, never read.
 	if r.within(p) {
-		if b, err := os.ReadFile(p); err == nil {
-			d = position.NewDocument(b)
-		}
+		d, _ = r.s.c.docs.read(p)
 	}
 	r.docs[p] = d
 	return p, d

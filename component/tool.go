@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -295,11 +294,11 @@ type target struct {
 }
 
 func (s *Session) readDoc(path string) (*position.Document, error) {
-	b, err := os.ReadFile(path)
+	doc, err := s.c.docs.read(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", relPath(s.Root, path), err)
 	}
-	return position.NewDocument(b), nil
+	return doc, nil
 }
 
 // position resolves file+line+symbol, file+line+column or a symbol alone.
