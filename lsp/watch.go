@@ -35,7 +35,8 @@ const maxPendingEvents = 20000
 // (by the agent's shell, a build, git) are seen.
 type WatchStatus struct {
 	// Mode is "inotify" (the kernel reports every change), "scan" (file
-	// times compared at each request) or "off".
+	// times compared at each request), "off", or "pending" (watching
+	// starts with the first server).
 	Mode string `json:"mode"`
 	// Dirs is the number of folders watched.
 	Dirs int `json:"dirs"`
@@ -167,11 +168,10 @@ func (m *Manager) WatchStatus() WatchStatus {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
 	if ws.w == nil {
-		st := WatchStatus{Mode: "off"}
 		if m.opts.MaxWatchedDirs < 0 {
-			st.Note = "file watching is off (local.watch_max_dirs < 0): files changed outside acp-lsp reach a language server only when the file itself is asked about"
+			return WatchStatus{Mode: "off", Note: "file watching is off (local.watch = false): files changed outside acp-lsp reach a language server only when the file itself is asked about"}
 		}
-		return st
+		return WatchStatus{Mode: "pending"} // it starts with the first server
 	}
 	st := ws.w.status()
 	switch {
