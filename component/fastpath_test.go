@@ -329,3 +329,64 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseFast: whatever a POST body holds, parseFast never panics, and a
+// body it takes is valid JSON that encoding/json reads the same way: the
+// version, the method, the id as the SDK keeps it, the tool's name and
+// the arguments.
+func FuzzParseFast(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover"}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"lsp","_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"arguments":null,"name":"lsp"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"r"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp"}}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","name":"x"}}`,
+		`{"json\u0072pc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp"}} {}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, ok := parseFast(body)
+		if !ok {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("took invalid JSON %q", body)
+		}
+		var m struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      any             `json:"id"`
+			Method  string          `json:"method"`
+			Params  json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(body, &m); err != nil || m.JSONRPC != "2.0" || m.Method != req.method {
+			t.Fatalf("took %q as %+v; encoding/json: %+v %v", body, req, m, err)
+		}
+		switch req.method {
+		case "tools/call":
+			if id, _ := rpcID(mustJSON(m.ID)); id != req.id {
+				t.Fatalf("id %v, encoding/json reads %v", req.id, m.ID)
+			}
+			var p struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			if err := json.Unmarshal(m.Params, &p); err != nil || p.Name != "lsp" || !bytes.Equal(p.Arguments, req.args) {
+				t.Fatalf("params %s read as %q %s", m.Params, p.Name, req.args)
+			}
+		case "notifications/cancelled":
+			if m.ID != nil {
+				t.Fatalf("a notification with an id: %q", body)
+			}
+		default:
+			t.Fatalf("took method %q", req.method)
+		}
+	})
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
