@@ -76,3 +76,51 @@ func TestRealShellEditDependency(t *testing.T) {
 		})
 	}
 }
+
+// TestRealShellNewPackage: the agent's shell makes a new package folder
+// and a file in it, main.go (open) starts using it, and then the shell
+// renames the function in the new folder's file: the folder made after
+// the watch began is watched too, so gopls hears of the rename and
+// main.go's diagnostics show the break.
+func TestRealShellNewPackage(t *testing.T) {
+	peers.Require(t, "gopls")
+	root := realWorkspace(t, map[string]string{
+		"go.mod":  "module example.com/newpkg\n\ngo 1.22\n",
+		"main.go": "package main\n\nfunc main() {}\n",
+	})
+	main, util := filepath.Join(root, "main.go"), filepath.Join(root, "util", "util.go")
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	diags := func(what string) []string {
+		t.Helper()
+		rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
+		fd := rep.Files[0]
+		if fd.Verdict != Fresh {
+			t.Fatalf("main.go %s: %s %s", what, fd.Verdict, fd.Detail)
+		}
+		return messages(t, fd.Diagnostics)
+	}
+	if msgs := diags("before"); len(msgs) != 0 {
+		t.Fatalf("main.go before: %q", msgs)
+	}
+	if err := os.MkdirAll(filepath.Dir(util), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(util, []byte("package util\n\n// Half halves x.\nfunc Half(x int) int { return x / 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(main, []byte("package main\n\nimport \"example.com/newpkg/util\"\n\nfunc main() { println(util.Half(4)) }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := diags("using the new package"); len(msgs) != 0 {
+		t.Fatalf("main.go using the new package: %q", msgs)
+	}
+	if err := os.WriteFile(util, []byte("package util\n\n// Halve halves x.\nfunc Halve(x int) int { return x / 2 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := diags("after the rename in util.go"); !contains(msgs, "undefined: util.Half") {
+		t.Fatalf("main.go after util.go's function was renamed by shell: %q", msgs)
+	}
+}
