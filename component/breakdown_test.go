@@ -123,6 +123,10 @@ func BenchmarkHoverBreakdown(b *testing.B) { breakdown(b, "hover") }
 // two alternates, since gopls may still be busy with the previous edit.
 func BenchmarkDiagnosticsBreakdown(b *testing.B) { breakdown(b, "diagnostics") }
 
+// BenchmarkReferencesBreakdown is BenchmarkHoverBreakdown for references
+// (on the bench's workspace, of a function used in three files).
+func BenchmarkReferencesBreakdown(b *testing.B) { breakdown(b, "references") }
+
 func breakdown(b *testing.B, action string) {
 	peers.Require(b, "gopls")
 	root, _ := filepath.EvalSymlinks(b.TempDir())
@@ -131,9 +135,13 @@ func breakdown(b *testing.B, action string) {
 	os.WriteFile(main, []byte(mainGo), 0o644)
 	env := peers.Env()
 	file, line, symbol, pos := "main.go", 5, "add", lsp.Position{Line: 4, Character: 5}
+	// references: of a declaration used in other files on the bench's
+	// workspace.
+	refFile, refLine, refSymbol, refPos := "main.go", 5, "add", lsp.Position{Line: 4, Character: 5}
 	if ws := os.Getenv("BREAKDOWN_WS"); ws != "" { // e.g. a copy of the bench's expr workspace
 		root, main = ws, filepath.Join(ws, "expr.go")
 		file, line, symbol, pos = "expr.go", 208, "Compile", lsp.Position{Line: 207, Character: 5}
+		refFile, refLine, refSymbol, refPos = "checker/checker.go", 52, "ParseCheck", lsp.Position{Line: 51, Character: 5}
 		env = append(env, "GOMODCACHE="+os.Getenv("BREAKDOWN_GOMODCACHE"), "GOFLAGS=-mod=mod -modcacherw", "GOWORK=off", "GOTOOLCHAIN=local")
 	}
 	mk := &marks{at: map[string]time.Time{}}
@@ -224,6 +232,16 @@ func breakdown(b *testing.B, action string) {
 	direct := func() error {
 		_, err := a.Manager().Hover(ctx, main, pos)
 		return err
+	}
+	if action == "references" {
+		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "references", "file": refFile, "line": refLine, "symbol": refSymbol}}
+		direct = func() error {
+			_, err := a.Manager().References(ctx, filepath.Join(root, refFile), refPos, true)
+			return err
+		}
+		if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up
+			b.Fatal(err, res)
+		}
 	}
 	if action == "diagnostics" {
 		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "diagnostics", "file": file}}
