@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -213,9 +215,11 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	p.diags.publish(m.URI, v, m.Version != nil, diags, loading)
 }
 
-// pullSupported returns the diagnostic identifiers to pull with, or
-// false when the server only pushes. The empty identifier stands for the
-// static provider.
+// pullSupported returns the diagnostic identifiers to pull with, once
+// each, or false when the server only pushes. The empty identifier stands
+// for the static provider. A provider registered twice under one
+// identifier is pulled once: pyright 1.1.414 registers "Pyright" twice,
+// and pulling both doubled every error.
 func (p *proc) pullSupported() ([]string, bool) {
 	var ids []string
 	if present(p.caps.DiagnosticProv) {
@@ -232,8 +236,11 @@ func (p *proc) pullSupported() ([]string, bool) {
 		if len(r.RegisterOptions) > 0 {
 			_ = decode(r.RegisterOptions, &opt)
 		}
-		ids = append(ids, opt.Identifier)
+		if !slices.Contains(ids, opt.Identifier) {
+			ids = append(ids, opt.Identifier)
+		}
 	}
+	sort.Strings(ids) // registrations come from a map: a stable order
 	return ids, len(ids) > 0
 }
 
