@@ -2,9 +2,12 @@ package component_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,4 +84,103 @@ func BenchmarkManagerVsBare(b *testing.B) {
 	b.ReportMetric(med(bareD), "bare-ns")
 	b.ReportMetric(med(mgrD), "manager-ns")
 	b.ReportMetric(med(mgrD)/med(bareD), "ratio")
+}
+
+// BenchmarkDiagnosticsManagerVsBare pairs diagnostics after an edit: the
+// bench's bare client sends the file as a didChange and waits for gopls's
+// publish of that version (gopls's own publish time, column (a)), and
+// lsp.Manager.Diagnostics after the same edit of its own copy. Each has
+// its own gopls and workspace; the order alternates. NOWATCH=1 runs the
+// Manager without file watching.
+func BenchmarkDiagnosticsManagerVsBare(b *testing.B) {
+	bin := peers.Require(b, "gopls")
+	env := peers.Env()
+	mk := func() (string, string) {
+		root, _ := filepath.EvalSymlinks(b.TempDir())
+		os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+		file := filepath.Join(root, "main.go")
+		os.WriteFile(file, []byte("package main\n\nfunc main() {}\n"), 0o644)
+		return root, file
+	}
+	rootA, fileA := mk()
+	rootB, fileB := mk()
+	ctx := context.Background()
+	bare, err := bench.StartBare(ctx, bin, rootA, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bare.Close()
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{rootB}, Env: env, MaxWatchedDirs: watchDirs()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	n := 0
+	edit := func(file string) string {
+		n++
+		token := "e" + strconv.Itoa(n)
+		os.WriteFile(file, []byte("package main\n\nfunc main() {}\n\nvar x int = \""+token+"\"\n"), 0o644)
+		return token
+	}
+	viaBare := func() error {
+		token := edit(fileA)
+		v, err := bare.Sync(ctx, fileA)
+		if err != nil {
+			return err
+		}
+		pub, err := bare.WaitPublish(ctx, fileA, func(p bench.Publish) bool { return p.Version >= v })
+		if err == nil && !strings.Contains(strings.Join(pub.Messages, "\n"), token) {
+			err = fmt.Errorf("bare: stale: %v", pub.Messages)
+		}
+		return err
+	}
+	viaMgr := func() error {
+		token := edit(fileB)
+		rep, err := m.Diagnostics(ctx, []string{fileB}, lsp.DiagnosticsOptions{Timeout: time.Minute})
+		if err == nil && (rep.Files[0].Verdict != lsp.Fresh || !strings.Contains(string(rep.Files[0].Diagnostics), token)) {
+			err = fmt.Errorf("manager: not fresh: %+v", rep.Files[0])
+		}
+		return err
+	}
+	for range 2 { // warm both
+		if err := viaBare(); err != nil {
+			b.Fatal(err)
+		}
+		if err := viaMgr(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var bareD, mgrD []time.Duration
+	one := func(f func() error, into *[]time.Duration) {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		*into = append(*into, time.Since(t0))
+	}
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			one(viaBare, &bareD)
+			one(viaMgr, &mgrD)
+		} else {
+			one(viaMgr, &mgrD)
+			one(viaBare, &bareD)
+		}
+	}
+	med := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Nanoseconds())
+	}
+	b.ReportMetric(med(bareD), "bare-ns")
+	b.ReportMetric(med(mgrD), "manager-ns")
+	b.ReportMetric(med(mgrD)/med(bareD), "ratio")
+}
+
+// watchDirs is the Manager's MaxWatchedDirs: NOWATCH=1 turns its file
+// watching off, to see what watching costs after an edit.
+func watchDirs() int {
+	if os.Getenv("NOWATCH") != "" {
+		return -1
+	}
+	return 0
 }
