@@ -437,14 +437,19 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 	if note := a.mgr.WatchStatus().Note; note != "" {
 		// A fresh verdict cannot know of files changed outside acp-lsp
 		// in folders the watcher does not cover: say so with it.
-		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported, Detail: note})
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported, Detail: note})
 	}
 	if truncated {
-		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: "acp-lsp", Verdict: lspext.VerdictUnsupported,
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported,
 			Detail: fmt.Sprintf("the workspace has more than %d source files: only %d were checked; name files or a glob to check others", maxWorkspaceFiles, len(uris))})
 	}
 	return out, nil
 }
+
+// noteServer names the verdicts that are acp-lsp's own caveats on a
+// report (files left out of a workspace-wide one, folders file watching
+// does not cover), not a server's word on a file.
+const noteServer = "acp-lsp"
 
 // mergeVerdict adds v, folding it into an entry with the same server,
 // verdict and detail.

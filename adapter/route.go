@@ -272,7 +272,12 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 		}
 		for _, v := range rep.Servers {
 			// The reference shape cannot say "not checked": an empty list
-			// there would read as "no problems", so fail instead.
+			// there would read as "no problems", so fail instead. acp-lsp's
+			// own caveats (file watching's coverage) qualify the servers'
+			// word on the file; they do not replace it.
+			if v.Server == noteServer {
+				continue
+			}
 			if v.Verdict != lspext.VerdictFresh && v.Verdict != lspext.VerdictStale && len(diags) == 0 {
 				return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s: %s: %s %s", method, v.Server, v.Verdict, v.Detail)}
 			}

@@ -54,3 +54,33 @@ func TestWatchLimitSaid(t *testing.T) {
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }
+
+// TestWatchNoteReferenceDiagnostics: the watch note is a caveat on every
+// answer, not a failure: with watching off, the reference
+// `_lsp/diagnostics` of a clean file still answers an empty list (the
+// server checked the file's current content), while the report carries
+// the note.
+func TestWatchNoteReferenceDiagnostics(t *testing.T) {
+	bin := fakelsp.Build(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "script.json")
+	must(t, fakelsp.WriteScript(script, fakelsp.Script{}))
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	file := filepath.Join(root, "a.fk")
+	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
+	servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
+	tc := startChain(t, Config{LSP: lsp.Options{Servers: servers, MaxWatchedDirs: -1}}, false)
+	tc.initialize(t, "", "")
+	tc.newSession(t, root)
+	uri := edit.URIFromPath(file)
+	m := tc.call(t, 1, "_lsp/diagnostics", `{"uri":"`+uri+`"}`, nil)
+	if m.Error != nil || string(m.Result) != "[]" {
+		t.Fatalf("reference diagnostics of a clean file with watching off: %s", m.raw)
+	}
+	m = tc.call(t, 2, "_lsp/diagnosticReport", `{"uris":["`+uri+`"],"wait":60000}`, nil)
+	if !strings.Contains(string(m.Result), "file watching is off") {
+		t.Fatalf("report with watching off lacks the note: %s", m.raw)
+	}
+	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
+}
