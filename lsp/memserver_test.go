@@ -173,3 +173,50 @@ func TestChangesBeforeRegistration(t *testing.T) {
 		}
 	})
 }
+
+// TestChangesDuringStart (fake time): a change told while the server is
+// still starting (it may have read the file already) reaches it once it
+// runs and has registered its watchers; one told while no server runs or
+// starts is not kept (a later start reads the disk).
+func TestChangesDuringStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := watcherScript
+		script.Methods = map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(10 * time.Second)}}
+		e := newMemEnv(t, script, nil)
+		before := filepath.Join(e.root, "before.fk")
+		during := filepath.Join(e.root, "during.fk")
+		for _, f := range []string{before, during} {
+			if err := os.WriteFile(f, []byte("package fake\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.m.FileChanged(t.Context(), before); err != nil { // no server yet
+			t.Fatal(err)
+		}
+		rep, _ := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: time.Second})
+		if fd := rep.Files[0]; fd.Verdict != Starting {
+			t.Fatalf("diagnostics during the start: %s", fd.Verdict)
+		}
+		if err := e.m.FileChanged(t.Context(), during); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second once the registration is surely in
+			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait()
+		e.mu.Lock()
+		srv := e.servers[0]
+		e.mu.Unlock()
+		var got []string
+		for _, m := range srv.Received() {
+			if m.Method == "workspace/didChangeWatchedFiles" {
+				got = append(got, string(m.Params))
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "during.fk") || strings.Contains(got[0], "before.fk") {
+			t.Fatalf("told %q, want during.fk's change once, not before.fk's", got)
+		}
+	})
+}

@@ -129,6 +129,10 @@ type watchSet struct {
 	mu     sync.Mutex
 	w      diskWatcher
 	closed bool
+	// held are changes seen while no server ran but one was starting,
+	// for when it runs; heldLost, that some were dropped.
+	held     []fileEvent
+	heldLost bool
 	// note is why watching fell back or lost events; it joins the
 	// watcher's own note in status.
 	note string
@@ -197,12 +201,11 @@ func (m *Manager) syncDisk(paths ...string) error {
 	if ws.w != nil {
 		evs, lost = ws.w.drain()
 	}
-	if lost {
-		ws.note = fmt.Sprintf("file watching lost events at %s (more than %d files changed at once); servers were told of the rest and open files were resent, but a server may keep an outdated copy of a file nobody asked about: restart it if its answers look out of date",
-			m.now().UTC().Format(time.TimeOnly), maxPendingEvents)
-		m.log.Warn("file watching lost events")
+	if len(ws.held) > 0 || ws.heldLost {
+		evs, lost = append(ws.held, evs...), lost || ws.heldLost
+		ws.held, ws.heldLost = nil, false
 	}
-	if len(paths) > 0 {
+	if len(paths) > 0 || len(evs) > 1 {
 		q := eventQueue{max: math.MaxInt}
 		for _, e := range evs {
 			q.record(e.path, e.typ, e.dir)
@@ -220,8 +223,26 @@ func (m *Manager) syncDisk(paths ...string) error {
 		}
 		evs, _ = q.take()
 	}
+	procs := m.running()
+	if len(procs) == 0 {
+		// Nobody to tell: a server started later reads the disk itself.
+		// One starting now may have read a file before it changed, so
+		// the changes are held for when it runs.
+		if m.anyStarting() && (len(evs) > 0 || lost) {
+			ws.held, ws.heldLost = evs, lost
+			if len(ws.held) > maxPendingEvents {
+				ws.held, ws.heldLost = nil, true
+			}
+		}
+		return nil
+	}
+	if lost {
+		ws.note = fmt.Sprintf("file watching lost events at %s (more than %d files changed at once); servers were told of the rest and open files were resent, but a server may keep an outdated copy of a file nobody asked about: restart it if its answers look out of date",
+			m.now().UTC().Format(time.TimeOnly), maxPendingEvents)
+		m.log.Warn("file watching lost events")
+	}
 	var errs []error
-	for _, p := range m.running() {
+	for _, p := range procs {
 		pevs, plost := evs, lost
 		if back, blost, ok := p.takeBacklog(); ok {
 			// Changes seen before the server registered its watchers go
@@ -453,4 +474,19 @@ func WatchCoverage(root string, maxDirs int) WatchStatus {
 		st.Note = strings.TrimPrefix(st.Note+"; "+err.Error(), "; ")
 	}
 	return st
+}
+
+// anyStarting reports whether some server is starting.
+func (m *Manager) anyStarting() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range m.servers {
+		s.mu.Lock()
+		starting := s.state == StateStarting
+		s.mu.Unlock()
+		if starting {
+			return true
+		}
+	}
+	return false
 }

@@ -473,3 +473,23 @@ func TestWatcherLostEvents(t *testing.T) {
 		t.Fatalf("watch note %q, want the loss said", note)
 	}
 }
+
+// TestWatcherLostWhileNoServer: events lost while no server runs (all
+// idle-stopped, say) cost nothing: a server started later reads the disk
+// itself, so the status says no loss and nothing is resent.
+func TestWatcherLostWhileNoServer(t *testing.T) {
+	e := newFaultEnv(t, watcherScript, nil)
+	e.m.watch.mu.Lock()
+	e.m.watch.w = &lostWatcher{lost: true}
+	e.m.watch.mu.Unlock()
+	if err := e.m.FileChanged(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+	if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != 1 {
+		t.Fatalf("diagnostics: %+v %v, want fresh version 1", rep.Files[0], err)
+	}
+	if note := e.m.WatchStatus().Note; note != "" {
+		t.Fatalf("watch note %q after a loss while no server ran", note)
+	}
+}
