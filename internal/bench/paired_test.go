@@ -1,0 +1,96 @@
+package bench
+
+import (
+	"context"
+	"flag"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+)
+
+var pairedColumns = flag.String("paired.columns", "bare,acp-lsp,cclsp", "columns of BenchmarkPaired (bare, acp-lsp, cclsp, lsmcp; cclsp and lsmcp need scripts/bench.sh's install)")
+
+// BenchmarkPaired asks each warm row's question of every column in turn,
+// one call each per iteration, with every column's servers alive at once
+// and settled. Load that comes and goes on a shared machine then hits all
+// columns alike, so the ratios hold where the sequential table's (one
+// column after the other) move with the load. It reports each column's
+// median (<column>-ms) and its ratio to the first column (<column>-x).
+//
+//	go test -run X -bench Paired -benchtime 100x ./internal/bench
+//	go test -run X -bench Paired/symbols -benchtime 100x ./internal/bench -args -paired.columns bare,acp-lsp,cclsp,lsmcp
+func BenchmarkPaired(b *testing.B) {
+	ctx := context.Background()
+	cache := filepath.Join(peers.ModuleRoot(), ".cache", "bench")
+	gopls, err := peers.Find("gopls")
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: cache, Cache: cache}
+	w, err := Fetch(ctx, cache, DefaultSpec, env.Base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var subs []Subject
+	var keys []string
+	var targets []*Target
+	for _, key := range strings.Split(*pairedColumns, ",") {
+		i := slices.IndexFunc(AllColumns, func(c Column) bool { return c.Key == key })
+		if i < 0 {
+			b.Fatalf("unknown column %q", key)
+		}
+		root, err := w.Copy(filepath.Join(cache, "ws"), "paired-"+key)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, err := Locate(root, w.Spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := AllColumns[i].Start(ctx, env, root, w.Env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		subs, keys, targets = append(subs, s), append(keys, key), append(targets, t)
+	}
+	for _, op := range warmOps {
+		b.Run(strings.ReplaceAll(string(op), " ", "-"), func(b *testing.B) {
+			for i, s := range subs {
+				if _, err := s.Do(ctx, op, targets[i]); err != nil {
+					b.Fatalf("%s: %v", keys[i], err)
+				}
+			}
+			settle(ctx)
+			ds := make([][]time.Duration, len(subs))
+			b.ResetTimer()
+			for b.Loop() {
+				for i, s := range subs {
+					start := time.Now()
+					text, err := s.Do(ctx, op, targets[i])
+					ds[i] = append(ds[i], time.Since(start))
+					if ok, why := judge(op, targets[i], text, ""); err != nil || !ok {
+						b.Fatalf("%s %s: wrong answer: %v %s", keys[i], op, err, why)
+					}
+				}
+			}
+			b.StopTimer()
+			first := 0.0
+			for i := range subs {
+				slices.Sort(ds[i])
+				med := float64(ds[i][len(ds[i])/2].Microseconds()) / 1000
+				if i == 0 {
+					first = med
+				}
+				b.ReportMetric(med, keys[i]+"-ms")
+				if i > 0 && first > 0 {
+					b.ReportMetric(med/first, keys[i]+"-x")
+				}
+			}
+		})
+	}
+}
