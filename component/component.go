@@ -333,6 +333,10 @@ func (c *Component) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		next.ServeHTTP(w, r)
+		if r.Method == http.MethodDelete && r.Header.Get("Mcp-Session-Id") != "" && !s.ownsMCPSession(r.Header.Get("Mcp-Session-Id")) {
+			// The SDK closed the MCP session: so end its calls.
+			c.fast.cancelSession(r.Header.Get("Mcp-Session-Id"))
+		}
 	})
 }
 
@@ -426,6 +430,9 @@ func (c *Component) CloseSession(s *Session) {
 		ln.Close()
 	}
 	for ss := range s.server.Sessions() {
+		if id := ss.ID(); id != "" {
+			c.fast.cancelSession(id)
+		}
 		ss.Close()
 	}
 }

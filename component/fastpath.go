@@ -70,6 +70,21 @@ func (f *fastCalls) remove(k fastKey) {
 	f.mu.Unlock()
 }
 
+// cancelSession cancels the calls of an MCP session (closed).
+func (f *fastCalls) cancelSession(session string) {
+	f.mu.Lock()
+	var cancels []context.CancelFunc
+	for k, cancel := range f.m {
+		if k.session == session {
+			cancels = append(cancels, cancel)
+		}
+	}
+	f.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
+}
+
 func (f *fastCalls) cancel(k fastKey) {
 	f.mu.Lock()
 	cancel := f.m[k]
@@ -120,8 +135,13 @@ func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session
 		return false
 	}
 	key := fastKey{sid, req.id}
-	ctx, cancel := context.WithCancel(r.Context())
+	// As under the SDK, a call outlives its HTTP request (an edit being
+	// applied is not cut short by a client that went away); it ends on
+	// notifications/cancelled, when its MCP session closes, or with the
+	// component.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
 	if !c.fast.add(key, cancel) {
 		replay()
 		return false

@@ -280,6 +280,63 @@ func TestFastPathCancel(t *testing.T) {
 	}
 }
 
+// TestFastPathSessionEnds: a call on the fast path is cancelled when its
+// MCP session is closed (DELETE, then CloseSession) or the component
+// closes, as the SDK cancels its own; it is answered all the same.
+func TestFastPathSessionEnds(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	bb := &blockingBackend{fakeBackend: newFake(), entered: make(chan struct{}, 1)}
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, bb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	hover := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`
+	for _, end := range []string{"DELETE", "CloseSession", "Close"} {
+		t.Run(end, func(t *testing.T) {
+			s, err := c.NewSession(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := dialRaw(t, c, s)
+			done := make(chan rawReply, 1)
+			go func() { done <- rc.post(t, hover, nil) }()
+			select {
+			case <-bb.entered:
+			case <-time.After(time.Minute):
+				t.Fatal("the call never reached the backend")
+			}
+			switch end {
+			case "DELETE":
+				req, _ := http.NewRequest(http.MethodDelete, rc.url, nil)
+				req.Header.Set("Authorization", "Bearer "+rc.token)
+				req.Header.Set("Mcp-Session-Id", rc.session)
+				resp, err := rc.hc.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+			case "CloseSession":
+				c.CloseSession(s)
+			case "Close":
+				c.Close()
+			}
+			select {
+			case r := <-done:
+				if !bytes.Contains(r.body, []byte("canceled")) {
+					t.Fatalf("the call answered %d %s", r.status, r.body)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("the call was not cancelled")
+			}
+		})
+	}
+}
+
 // TestFastPathConcurrent: calls of several MCP sessions at once, each
 // answered with its own id (run with -race).
 func TestFastPathConcurrent(t *testing.T) {
