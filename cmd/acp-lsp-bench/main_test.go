@@ -66,6 +66,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"-rows", "lsp,bogus", "-out", ""}, 1, `unknown row group "bogus"`},
 		{[]string{"-columns", "bare,vim", "-out", ""}, 1, `unknown column "vim"`},
+		{[]string{"-mcp-client", "curl", "-out", ""}, 1, `unknown MCP client "curl"`},
 	} {
 		var stderr bytes.Buffer
 		if code := run(context.Background(), c.args, &stderr); code != c.code || !strings.Contains(stderr.String(), c.want) {
