@@ -66,6 +66,12 @@ func newFaultEnv(t *testing.T, s fakelsp.Script, tweak func(*Options)) *faultEnv
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
+	return newFaultEnvAt(t, root, s, tweak)
+}
+
+// newFaultEnvAt is newFaultEnv over an existing folder (a real path).
+func newFaultEnvAt(t *testing.T, root string, s fakelsp.Script, tweak func(*Options)) *faultEnv {
+	t.Helper()
 	e := &faultEnv{t: t, root: root,
 		script: filepath.Join(t.TempDir(), "script.json"), record: filepath.Join(t.TempDir(), "record.jsonl"),
 		file: filepath.Join(root, "a.fk")}

@@ -87,6 +87,9 @@ type proc struct {
 	backlog     []fileEvent
 	backlogLost bool
 	hadWatchers bool
+	// bases says, per watcher base, whether the workspace watch skips
+	// it (skippedBases).
+	bases map[string]bool
 }
 
 // saveKind is a server's textDocumentSync.save: whether to send didSave

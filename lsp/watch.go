@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -243,6 +244,7 @@ func (m *Manager) syncDisk(paths ...string) error {
 	}
 	var errs []error
 	for _, p := range procs {
+		m.watchBasesLocked(p)
 		pevs, plost := evs, lost
 		if back, blost, ok := p.takeBacklog(); ok {
 			// Changes seen before the server registered its watchers go
@@ -485,6 +487,77 @@ func (m *Manager) anyStarting() bool {
 		starting := s.state == StateStarting
 		s.mu.Unlock()
 		if starting {
+			return true
+		}
+	}
+	return false
+}
+
+// watchBasesLocked watches the folders a server's file watchers are based
+// in where the workspace watch skips them (inside node_modules or .venv,
+// say: pyright bases a watcher on a project's site-packages, so that a
+// package installed there reaches it). Bases outside every workspace root
+// are not watched. It runs at every sync: a base deleted and made again
+// (a package reinstalled) is watched again, at the cost of a map lookup
+// for a base already watched. ws.mu is held.
+func (m *Manager) watchBasesLocked(p *proc) {
+	w := m.watch.w
+	if w == nil {
+		return
+	}
+	for _, base := range p.skippedBases(m) {
+		w.add(base)
+	}
+}
+
+// skippedBases returns the bases of the server's relative-pattern
+// watchers that lie in a workspace root but in a folder the workspace
+// watch skips; each base is judged once.
+func (p *proc) skippedBases(m *Manager) []string {
+	watchers := p.fileWatchers()
+	var out []string
+	for _, fw := range watchers {
+		if fw.base == "" {
+			continue
+		}
+		p.mu.Lock()
+		skipped, judged := p.bases[fw.base]
+		p.mu.Unlock()
+		if !judged {
+			m.mu.Lock()
+			roots := slices.Clone(m.roots)
+			m.mu.Unlock()
+			for _, r := range roots {
+				if within(r, fw.base) && skippedBetween(r, fw.base) {
+					skipped = true
+					break
+				}
+			}
+			p.mu.Lock()
+			if p.bases == nil {
+				p.bases = map[string]bool{}
+			}
+			p.bases[fw.base] = skipped
+			p.mu.Unlock()
+		}
+		if skipped && !slices.Contains(out, fw.base) {
+			out = append(out, fw.base)
+		}
+	}
+	return out
+}
+
+// skippedBetween reports whether a folder on the way down from root to
+// dir (dir included, root not) is one the watch skips.
+func skippedBetween(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." {
+		return false
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		if skipDir(cur, part) {
 			return true
 		}
 	}

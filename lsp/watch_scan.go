@@ -36,8 +36,8 @@ func (w *scanWatcher) add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.roots {
-		if within(r, root) {
-			return
+		if within(r, root) && !skippedBetween(r, root) {
+			return // its walk covers it
 		}
 	}
 	w.roots = append(w.roots, root)

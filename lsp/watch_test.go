@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // watcherKinds are the implementations under test: the platform's own
@@ -491,5 +494,40 @@ func TestWatcherLostWhileNoServer(t *testing.T) {
 	}
 	if note := e.m.WatchStatus().Note; note != "" {
 		t.Fatalf("watch note %q after a loss while no server ran", note)
+	}
+}
+
+// TestWatchRegisteredIgnoredBase: a folder acp-lsp skips by default
+// (node_modules, .venv) is watched when a server registers a watcher
+// based inside it (pyright does for the site-packages of a project's
+// virtual environment): a package installed or changed there reaches it.
+// The rest of the skipped folder stays unwatched.
+func TestWatchRegisteredIgnoredBase(t *testing.T) {
+	root := t.TempDir()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	pkg := filepath.Join(root, "node_modules", "pkg")
+	other := filepath.Join(root, "node_modules", "other")
+	mustWrite(t, filepath.Join(pkg, "x.fk"), "package fake\n")
+	mustWrite(t, filepath.Join(other, "y.fk"), "package fake\n")
+	script := fakelsp.Script{ClientRequests: []fakelsp.ClientRequest{{Method: "client/registerCapability", Params: json.RawMessage(
+		`{"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"},` +
+			`{"globPattern":{"baseUri":"` + edit.URIFromPath(pkg) + `","pattern":"**/*.fk"}}]}}]}`)}}}
+	e := newFaultEnvAt(t, root, script, nil)
+	e.wantHover()
+	e.wantHover() // the registration is in by the first answer; this request's sync watches the base
+	mustWrite(t, filepath.Join(pkg, "x.fk"), "package fake\nfunc X() {}\n")
+	mustWrite(t, filepath.Join(other, "y.fk"), "package fake\nfunc Y() {}\n")
+	e.wantHover()
+	e.close()
+	var got []string
+	for _, s := range didTraffic(t, e.messages()) {
+		if strings.HasPrefix(s, "watched ") {
+			got = append(got, s)
+		}
+	}
+	if want := []string{"watched x.fk:2"}; !slices.Equal(got, want) {
+		t.Fatalf("watched traffic %q, want %q", got, want)
 	}
 }
