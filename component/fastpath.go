@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -262,32 +263,27 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 // parseFast reads a POST body that is one JSON-RPC tools/call of the lsp
 // tool or one notifications/cancelled. It refuses (false) anything where
 // the SDK might read more or differently: other fields, repeated keys,
-// _meta beyond a progress token, trailing data.
+// escapes in keys or in the version, method and tool name, _meta beyond a
+// progress token, trailing data.
 func parseFast(body []byte) (fastRequest, bool) {
 	var req fastRequest
+	// Bytes that are not UTF-8 are the SDK's to judge.
+	if !json.Valid(body) || !utf8.Valid(body) {
+		return req, false
+	}
 	top, ok := fields(body, "jsonrpc", "id", "method", "params")
-	if !ok {
+	if !ok || string(top["jsonrpc"]) != `"2.0"` {
 		return req, false
 	}
-	var version string
-	if json.Unmarshal(top["jsonrpc"], &version) != nil || version != "2.0" {
-		return req, false
-	}
-	if json.Unmarshal(top["method"], &req.method) != nil {
-		return req, false
-	}
-	switch req.method {
-	case "tools/call":
+	switch string(top["method"]) {
+	case `"tools/call"`:
+		req.method = "tools/call"
 		var ok bool
 		if req.id, ok = rpcID(top["id"]); !ok {
 			return req, false
 		}
 		params, ok := fields(top["params"], "name", "arguments", "_meta")
-		if !ok {
-			return req, false
-		}
-		var name string
-		if json.Unmarshal(params["name"], &name) != nil || name != "lsp" {
+		if !ok || string(params["name"]) != `"lsp"` {
 			return req, false
 		}
 		if meta, present := params["_meta"]; present {
@@ -297,7 +293,8 @@ func parseFast(body []byte) (fastRequest, bool) {
 		}
 		req.args = params["arguments"]
 		return req, true
-	case "notifications/cancelled":
+	case `"notifications/cancelled"`:
+		req.method = "notifications/cancelled"
 		if top["id"] != nil {
 			return req, false
 		}
@@ -328,38 +325,90 @@ func rpcID(raw json.RawMessage) (any, bool) {
 }
 
 // fields splits a JSON object into its members, refusing anything that is
-// not an object, a key outside allowed, a repeated key or trailing data.
+// not an object, a key outside allowed, a key with an escape, a repeated
+// key or trailing data. raw must be valid JSON (parseFast checks the whole
+// body once), so the scan only finds where values end.
 func fields(raw []byte, allowed ...string) (map[string]json.RawMessage, bool) {
-	if raw == nil {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	out := make(map[string]json.RawMessage, len(allowed))
-	for dec.More() {
-		tok, err := dec.Token()
-		key, ok := tok.(string)
-		if err != nil || !ok || !slices.Contains(allowed, key) {
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] != '"' {
 			return nil, false
 		}
-		if _, dup := out[key]; dup {
+		end := bytes.IndexByte(raw[i+1:], '"')
+		if end < 0 {
 			return nil, false
 		}
-		var v json.RawMessage
-		if dec.Decode(&v) != nil {
+		key := raw[i+1 : i+1+end]
+		if bytes.IndexByte(key, '\\') >= 0 || !slices.Contains(allowed, string(key)) {
 			return nil, false
 		}
-		out[key] = v
+		if _, dup := out[string(key)]; dup {
+			return nil, false
+		}
+		i = skipSpace(raw, i+2+end)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		start := skipSpace(raw, i+1)
+		i = valueEnd(raw, start)
+		out[string(key)] = raw[start:i]
+		i = skipSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
 	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, false
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	if i >= len(raw) || skipSpace(raw, i+1) != len(raw) {
 		return nil, false
 	}
 	return out, true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the index just after the JSON value starting at i in
+// valid JSON.
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+			if depth < 0 {
+				return i // the end of the enclosing object
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
 }
 
 // marshalNoEscape encodes v as the SDK's JSON-RPC layer does: like
