@@ -563,3 +563,18 @@ func skippedBetween(root, dir string) bool {
 	}
 	return false
 }
+
+// venvSitePackages returns the site-packages folders of dir when it is a
+// Python virtual environment (it holds pyvenv.cfg).
+func venvSitePackages(dir string) []string {
+	if _, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err != nil {
+		return nil
+	}
+	out, _ := filepath.Glob(filepath.Join(dir, "lib", "python*", "site-packages"))
+	if win := filepath.Join(dir, "Lib", "site-packages"); !slices.Contains(out, win) {
+		if fi, err := os.Stat(win); err == nil && fi.IsDir() {
+			out = append(out, win)
+		}
+	}
+	return out
+}

@@ -189,9 +189,13 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 // moved in) just now may have been filled before its watch was in place.
 // Folders themselves are not reported as created: their files are.
 func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
-	queue := []string{root}
+	type entry struct {
+		dir     string
+		shallow bool // watch the folder, not what is in it
+	}
+	queue := []entry{{dir: root}}
 	for len(queue) > 0 {
-		dir := queue[0]
+		dir, shallow := queue[0].dir, queue[0].shallow
 		queue = queue[1:]
 		if _, ok := w.dirs[dir]; ok {
 			continue
@@ -213,6 +217,9 @@ func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
 		}
 		w.wds[int32(wd)] = dir
 		w.dirs[dir] = int32(wd)
+		if shallow {
+			continue
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue
@@ -222,9 +229,17 @@ func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
 			switch {
 			case e.IsDir():
 				if skipDir(path, e.Name()) {
+					// A virtual environment's site-packages is watched one
+					// level deep: a package installed or removed there
+					// (a folder made or deleted) reaches pyright, which
+					// asks for "**", without a watch per folder of every
+					// installed package.
+					for _, site := range venvSitePackages(path) {
+						queue = append(queue, entry{dir: site, shallow: true})
+					}
 					continue
 				}
-				queue = append(queue, path)
+				queue = append(queue, entry{dir: path})
 			case report:
 				w.q.record(path, changeCreated, false)
 			}

@@ -100,6 +100,10 @@ func TestWatcher(t *testing.T) {
 		}, []string{"deleted sub/b.go"}, []string{"deleted sub/"}},
 		{"folder deleted", func(t *testing.T, root string) { must(t, os.RemoveAll(filepath.Join(root, "sub"))) },
 			[]string{"deleted sub/b.go"}, []string{"deleted sub/", "deleted sub/b.go"}},
+		{"package installed in a virtual environment", func(t *testing.T, root string) {
+			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "pkg", "__init__.py"), "VALUE = 1\n")
+			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "old", "deep", "x.py"), "x = 2\n")
+		}, nil, []string{"created .venv/lib/python3.11/site-packages/pkg/__init__.py"}},
 		{"ignored folders", func(t *testing.T, root string) {
 			mustWrite(t, filepath.Join(root, ".git", "index"), "x")
 			mustWrite(t, filepath.Join(root, "node_modules", "pkg", "i.js"), "x")
@@ -113,6 +117,7 @@ func TestWatcher(t *testing.T) {
 					"a.go": "package a\n", "sub/b.go": "package sub\n",
 					".git/HEAD": "ref\n", "node_modules/pkg/index.js": "x\n",
 					"target/CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n",
+					".venv/pyvenv.cfg":    "home = /usr/bin\n", ".venv/lib/python3.11/site-packages/old/deep/x.py": "x = 1\n",
 				})
 				w := make(100)
 				defer w.close()

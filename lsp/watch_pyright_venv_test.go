@@ -1,0 +1,64 @@
+package lsp
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+)
+
+// TestRealVenvInstall: with pyright and a project's .venv (skipped by the
+// workspace watch, but its site-packages watched one level deep), a
+// package "installed" by the shell into site-packages after pyright
+// reported the import missing is seen: pyright asks for "**".
+func TestRealVenvInstall(t *testing.T) {
+	peers.Require(t, "pyright-langserver")
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to make a virtual environment: ", err)
+	}
+	root := realWorkspace(t, map[string]string{
+		"pyrightconfig.json": `{"venvPath": ".", "venv": ".venv"}` + "\n",
+		"main.py":            "import fancypkg\n\nprint(fancypkg.VALUE)\n",
+	})
+	if out, err := exec.Command(python, "-m", "venv", "--without-pip", filepath.Join(root, ".venv")).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv: %v\n%s", err, out)
+	}
+	site, err := filepath.Glob(filepath.Join(root, ".venv", "lib", "python3*", "site-packages"))
+	if err != nil || len(site) != 1 {
+		t.Fatalf("site-packages: %v %v", site, err)
+	}
+	main := filepath.Join(root, "main.py")
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	diags := func(what string) []string {
+		t.Helper()
+		rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
+		fd := rep.Files[0]
+		if fd.Verdict != Fresh {
+			t.Fatalf("main.py %s: %s %s", what, fd.Verdict, fd.Detail)
+		}
+		return messages(t, fd.Diagnostics)
+	}
+	if msgs := diags("before"); len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), `"fancypkg" could not be resolved`) {
+		t.Fatalf("main.py before the install: %q", msgs)
+	}
+	diags("once more") // pyright's registration is in by now
+	pkg := filepath.Join(site[0], "fancypkg")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "__init__.py"), []byte("VALUE = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if msgs := diags("after the install"); len(msgs) != 0 {
+		t.Fatalf("main.py after fancypkg was installed into .venv: %q", msgs)
+	}
+}
