@@ -16,7 +16,9 @@ import (
 // TestInspector lists and calls the tool with the real MCP Inspector CLI
 // (--strict) over stdio (the real acp-lsp mcp-bridge subcommand on the
 // private socket) and over streamable HTTP with the bearer token, the entries
-// being exactly what PatchSessionSetup hands an agent.
+// being exactly what PatchSessionSetup hands an agent. Over HTTP the call
+// takes the fast path, so a third-party client (the TypeScript SDK) reads
+// its answers too.
 func TestInspector(t *testing.T) {
 	exe := opencodetest.BuildACPLSP(t)
 	env := opencodetest.NewEnv(t)
@@ -83,9 +85,15 @@ func TestInspector(t *testing.T) {
 				t.Errorf("%s: input schema lacks %s", name, field)
 			}
 		}
+		hits := c.fastHits.Load()
 		out, err = opencodetest.Inspector(ctx, t, env, append(server, "--method", "tools/call", "--tool-name", "lsp", "--tool-arg", "action=diagnostics", "--tool-arg", "file=main.go")...)
 		if err != nil {
 			t.Fatalf("%s: tools/call: %v", name, err)
+		}
+		// The Inspector's call over HTTP is one the fast path answers
+		// (and --strict took its answer); stdio always goes to the SDK.
+		if want := map[string]int64{"http": 1, "stdio": 0}[name]; c.fastHits.Load()-hits != want {
+			t.Errorf("%s: the fast path answered %d calls, want %d", name, c.fastHits.Load()-hits, want)
 		}
 		if !strings.Contains(string(out), `main.go:8:14 error: not enough arguments in call to add`) || !strings.Contains(string(out), "gopls: fresh") {
 			t.Errorf("%s: diagnostics answered %s", name, out)
