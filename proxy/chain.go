@@ -79,7 +79,24 @@ type Nonblocking interface {
 	Nonblocking()
 }
 
-// Identity is the component that passes everything on unchanged.
+// Passer is implemented by components that let some notifications through
+// unchanged without looking at them: for those, the chain hands a
+// notification straight to the next hop, without a call of the handler,
+// whenever the component has nothing queued or in hand in that direction
+// (so the order of its own output is kept). An agent's stream of
+// session/update then costs a component nothing. Passes is called on the
+// delivering goroutine for every notification but $/cancel_request
+// (which the chain translates per hop, and which cancels the ctx of a
+// request the component took); it must be cheap, must not block,
+// and must answer the same for the same arguments. It is not used while
+// the chain traces (Config.Trace), which records every hop.
+type Passer interface {
+	Passes(toAgent bool, method string) bool
+}
+
+// Identity is the component that passes everything on unchanged. The
+// chain lets notifications skip it as it does for a Passer (a type that
+// embeds Identity and has handlers of its own is not skipped).
 type Identity struct{}
 
 // Nonblocking implements Nonblocking.
@@ -168,6 +185,7 @@ type node struct {
 	flusher Flusher     // what buffers n's output, or nil
 	dirty   atomic.Bool // written by a batching reader and not flushed
 	quick   bool        // an end or a Nonblocking component
+	passer  Passer      // n's comp as a Passer (nil when not, or tracing)
 }
 
 // Hop is a component's handle on the chain at its position. Its methods
@@ -305,6 +323,14 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed 
 	}
 	n.c.trace(n, d, m)
 	nx = n.next(d)
+	if m.Kind == KindNotification && m.Method != MethodCancelRequest {
+		// Past the components that let it through unseen and have
+		// nothing of this direction queued or in hand: m cannot overtake
+		// anything they were given before it.
+		for nx.passer != nil && nx.passer.Passes(d == down, m.Method) && nx.q[d].idle() {
+			nx = nx.next(d)
+		}
+	}
 	return nx, nx.q[d].push(m, drv != nil)
 }
 
@@ -544,3 +570,8 @@ func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver)
 		m.release()
 	}
 }
+
+// passAll is the Passer of Identity.
+type passAll struct{}
+
+func (passAll) Passes(bool, string) bool { return true }

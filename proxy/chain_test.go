@@ -406,3 +406,88 @@ func TestWaitingHandlerDoesNotHoldEarlierMessages(t *testing.T) {
 		t.Fatalf("agent got %s", got)
 	}
 }
+
+// picky passes "_pass" notifications unseen (Passer) and holds every other
+// message it is handed toward the agent until release is closed; seen
+// records what its handler got, holding says it holds one.
+type picky struct {
+	release chan struct{}
+	holding chan struct{}
+	mu      sync.Mutex
+	seen    []string
+}
+
+func (*picky) Name() string { return "picky" }
+
+func (p *picky) Passes(toAgent bool, method string) bool { return method == "_pass" }
+
+func (p *picky) FromClient(_ context.Context, hop *Hop, m *Message) {
+	p.mu.Lock()
+	p.seen = append(p.seen, string(m.Params()))
+	p.mu.Unlock()
+	select {
+	case p.holding <- struct{}{}:
+	default:
+	}
+	<-p.release
+	hop.ToAgent(m)
+}
+
+func (*picky) FromAgent(_ context.Context, hop *Hop, m *Message) { hop.ToClient(m) }
+
+// origin sends what it is given toward the agent from its own goroutine.
+type origin struct {
+	Identity
+	ch chan string
+}
+
+func (o *origin) Run(ctx context.Context, hop *Hop) error {
+	for {
+		select {
+		case s := <-o.ch:
+			m, _ := Parse([]byte(s))
+			hop.ToAgent(m)
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// TestPasserKeepsOrder: notifications a Passer lets through skip its
+// handler while it is idle, but never overtake a message it holds: they
+// queue behind it, reach the handler, and arrive in order.
+func TestPasserKeepsOrder(t *testing.T) {
+	p := &picky{release: make(chan struct{}), holding: make(chan struct{}, 1)}
+	o := &origin{ch: make(chan string)}
+	h := startChain(t, o, p, Identity{})
+	note := func(method string, i int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"i":%d}}`, method, i)
+	}
+	req := `{"jsonrpc":"2.0","id":4,"method":"_pass","params":{"i":4}}`
+	h.client.send(t, note("_pass", 1))
+	if got := h.agent.recv(t); got != note("_pass", 1) {
+		t.Fatalf("agent got %s", got)
+	}
+	o.ch <- note("_see", 2) // picky's worker holds it
+	<-p.holding
+	h.client.send(t, note("_pass", 3))
+	// The reader reads the next line only after it delivered 3: when
+	// this write returns, 3 is in picky's queue, behind 2.
+	h.client.send(t, req)
+	close(p.release)
+	for _, want := range []string{note("_see", 2), note("_pass", 3), req} {
+		if got := h.agent.recv(t); got != want {
+			t.Fatalf("agent got %s, want %s", got, want)
+		}
+	}
+	h.client.send(t, note("_pass", 5))
+	if got := h.agent.recv(t); got != note("_pass", 5) {
+		t.Fatalf("agent got %s", got)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// 1 and 5 skipped the handler; 3 waited behind 2 and was handed to it.
+	if got := strings.Join(p.seen, " "); got != `{"i":2} {"i":3} {"i":4}` {
+		t.Fatalf("handler saw %s", got)
+	}
+}

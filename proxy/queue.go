@@ -49,6 +49,13 @@ func (q *queue) push(m *Message, drive bool) (claimed bool) {
 	return false
 }
 
+// idle reports whether nobody holds the queue and nothing waits in it.
+func (q *queue) idle() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return !q.busy && q.head == len(q.items) && !q.closed
+}
+
 // next returns the next message for the holder of the queue; when there
 // is none (or the queue is closed) it gives the queue up and returns false.
 func (q *queue) next() (*Message, bool) {

@@ -120,6 +120,12 @@ func NewChain(cfg Config) *Chain {
 		} else {
 			n.flusher, _ = comp.(Flusher)
 			_, n.quick = comp.(Nonblocking)
+			if c.traceW == nil {
+				n.passer, _ = comp.(Passer)
+				if _, ok := comp.(Identity); ok {
+					n.passer = passAll{}
+				}
+			}
 		}
 		for d := range n.q {
 			n.q[d] = newQueue()
