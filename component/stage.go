@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -37,6 +38,7 @@ type pendingSetup struct {
 var (
 	_ proxy.Component = (*Stage)(nil)
 	_ proxy.Runner    = (*Stage)(nil)
+	_ proxy.Passer    = (*Stage)(nil)
 )
 
 // NewStage returns a Stage whose Component answers through the chain
@@ -83,6 +85,20 @@ func (st *Stage) Name() string { return "component" }
 // goroutines. The one wait, for Start before the first session setup, ends
 // as soon as the listeners are open.
 func (st *Stage) Nonblocking() {}
+
+// Passes implements proxy.Passer: the stage changes no notification going
+// to the client and, going to the agent, looks only at the LSP extension
+// notifications it caches, so an agent's session/update stream (and
+// everything else) skips its handlers.
+func (st *Stage) Passes(toAgent bool, method string) bool {
+	return !toAgent || !isLSPName(method)
+}
+
+// isLSPName reports whether method is an LSP extension name in either
+// spelling (`_lsp/x`, `lsp/x`), without building the canonical one.
+func isLSPName(method string) bool {
+	return strings.HasPrefix(method, "_lsp/") || strings.HasPrefix(method, "lsp/")
+}
 
 // Run implements proxy.Runner: it starts the listeners before any message
 // flows and closes them when the chain stops.
