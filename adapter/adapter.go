@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -264,6 +265,14 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 
 // sessionMethods carry a cwd that becomes a workspace root.
 var sessionMethods = map[string]bool{"session/new": true, "session/load": true, "session/resume": true, "session/fork": true}
+
+// Passes implements proxy.Passer: of the notifications, the adapter looks
+// only at LSP extensions (the editor's diagnostics and saves, the tool's
+// filesChanged); everything else, above all the agent's session/update
+// stream, skips its handlers.
+func (a *Adapter) Passes(toAgent bool, method string) bool {
+	return !strings.HasPrefix(method, "_lsp/") && !strings.HasPrefix(method, "lsp/")
+}
 
 // FromClient implements proxy.Component: it reads the editor's offer in
 // initialize (and tells the chain below what it now has), adds session
