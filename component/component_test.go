@@ -645,6 +645,7 @@ func TestFreshnessVerdicts(t *testing.T) {
 		{"stale results", oneDiag, []lspext.ServerVerdict{{Server: "gopls", Verdict: "stale", Detail: "version 3, file at 4"}}, []string{"gopls: stale (version 3, file at 4)", "old error", "may be outdated"}, []string{"no problems"}},
 		{"timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "timeout"}}, []string{"gopls: timeout", "NO server answered fresh"}, []string{"no problems:"}},
 		{"indexing", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "indexing", Detail: "Loading packages"}}, []string{"gopls: indexing (Loading packages)", "gopls is still loading the project", "NO server answered fresh"}, []string{"no problems:"}},
+		{"starting", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "starting", Detail: "for 2s"}}, []string{"gopls: starting (for 2s)", "gopls is still starting", "NO server answered fresh"}, []string{"no problems:"}},
 		{"unsupported and failed", nil, []lspext.ServerVerdict{{Server: "a", Verdict: "unsupported"}, {Server: "b", Verdict: "failed", Detail: "crashed"}}, []string{"a: unsupported; b: failed (crashed)", "NO server answered fresh"}, []string{"no problems:"}},
 		{"one fresh one timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "golangci", Verdict: "timeout"}}, []string{"gopls: fresh; golangci: timeout", "no problems: the servers marked fresh"}, nil},
 		{"no server at all", nil, nil, []string{"no language server answered", "NO server answered fresh"}, []string{"no problems:"}},

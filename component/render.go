@@ -750,6 +750,9 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		if v.Verdict == lspext.VerdictIndexing {
 			l.Notes = append(l.Notes, v.Server+" is still loading the project: its diagnostics are missing or incomplete; check again in a few seconds")
 		}
+		if v.Verdict == lspext.VerdictStarting {
+			l.Notes = append(l.Notes, v.Server+" is still starting: it has not checked these files yet; check again in a few seconds")
+		}
 	}
 	if len(verdicts) == 0 {
 		verdicts = []string{"no language server answered for these files"}

@@ -248,6 +248,9 @@ const (
 	VerdictTimeout = "timeout"
 	// VerdictIndexing: the server is still loading the workspace.
 	VerdictIndexing = "indexing"
+	// VerdictStarting: the server is still starting (or restarting after a
+	// crash); its answer is unknown, not empty.
+	VerdictStarting = "starting"
 	// VerdictUnsupported: the server does not produce diagnostics for it.
 	VerdictUnsupported = "unsupported"
 	// VerdictFailed: the server errored or is not running.
