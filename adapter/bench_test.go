@@ -41,7 +41,7 @@ func BenchmarkEditorHover(b *testing.B) {
 	for b.Loop() {
 		id++
 		if m := tc.call(b, id, "_lsp/request", params, nil); m.Error != nil {
-			b.Fatal(m.raw)
+			b.Fatal(m.Raw)
 		}
 	}
 	b.StopTimer()

@@ -1,11 +1,9 @@
 package adapter
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -30,50 +29,27 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // about what arrives, never about how fast.
 const wait = 3 * time.Minute
 
-// msg is one decoded JSON-RPC message seen by a test peer.
-type msg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *proxy.Error    `json:"error"`
-	raw    string
-}
+// msg is one decoded JSON-RPC message seen by a test peer (Raw is the
+// line as it arrived).
+type msg = acptest.Msg
 
 // peer is one end of a test chain (the editor or the agent): lines sent go
 // into the chain; lines the chain writes arrive on in.
 type peer struct {
+	*acptest.Peer
 	name string
-	w    io.WriteCloser
-	in   chan msg
+	in   <-chan msg
 }
 
 func newPeer(name string) (*peer, *proxy.Stream) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &peer{name: name, w: inW, in: make(chan msg, 1024)}
-	go func() {
-		defer close(p.in)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			var m msg
-			if json.Unmarshal(line, &m) == nil {
-				m.raw = string(line)
-				p.in <- m
-			}
-		}
-	}()
-	return p, proxy.NewStream(inR, outW, proxy.StreamOptions{Name: name})
+	p, st := acptest.New(name, nil)
+	return &peer{Peer: p, name: name, in: p.Messages()}, st
 }
 
 func (p *peer) send(t testing.TB, format string, args ...any) {
 	t.Helper()
-	if _, err := io.WriteString(p.w, fmt.Sprintf(format, args...)+"\n"); err != nil {
-		t.Fatalf("%s: send: %v", p.name, err)
+	if err := p.SendLine(fmt.Sprintf(format, args...)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -145,8 +121,8 @@ func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 		}
 		once = true
 		cancel()
-		editor.w.Close()
-		agent.w.Close()
+		editor.Close()
+		agent.Close()
 		<-done
 		cep.Close()
 		aep.Close()
@@ -200,7 +176,7 @@ func (tc *testChain) initialize(t testing.TB, editorMeta, agentMeta string) (atA
 	tc.editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":%s}}`, caps)
 	atAgent = tc.agent.recv(t)
 	if atAgent.Method != "initialize" {
-		t.Fatalf("agent got %s", atAgent.raw)
+		t.Fatalf("agent got %s", atAgent.Raw)
 	}
 	agentCaps := `{"loadSession":true,"mcpCapabilities":{"http":true}}`
 	if agentMeta != "" {
@@ -209,7 +185,7 @@ func (tc *testChain) initialize(t testing.TB, editorMeta, agentMeta string) (atA
 	tc.agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":%s}}`, agentCaps)
 	atEditor = tc.editor.recv(t)
 	if string(atEditor.ID) != "0" || atEditor.Result == nil {
-		t.Fatalf("editor got %s", atEditor.raw)
+		t.Fatalf("editor got %s", atEditor.Raw)
 	}
 	return atAgent, atEditor
 }
@@ -221,7 +197,7 @@ func (tc *testChain) newSession(t *testing.T, root string) *mcpEntry {
 	tc.editor.send(t, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root)
 	m := tc.agent.recv(t)
 	if m.Method != "session/new" {
-		t.Fatalf("agent got %s", m.raw)
+		t.Fatalf("agent got %s", m.Raw)
 	}
 	var p struct {
 		MCPServers []mcpEntry `json:"mcpServers"`
@@ -231,7 +207,7 @@ func (tc *testChain) newSession(t *testing.T, root string) *mcpEntry {
 	}
 	tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 	if r := tc.editor.recv(t); string(r.ID) != "1" {
-		t.Fatalf("editor got %s", r.raw)
+		t.Fatalf("editor got %s", r.Raw)
 	}
 	if len(p.MCPServers) == 0 {
 		return nil
@@ -370,7 +346,7 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 	// Nothing of this reached the editor: it offers no LSP.
 	select {
 	case m := <-tc.editor.in:
-		t.Errorf("editor got %s", m.raw)
+		t.Errorf("editor got %s", m.Raw)
 	default:
 	}
 	pids := serverPIDs(tc.adapter.Manager())

@@ -44,9 +44,9 @@ func (tc *testChain) runEditor(answer func(m msg) reply) *scriptedEditor {
 			switch {
 			case r.silent:
 			case r.code != 0:
-				fmt.Fprintf(tc.editor.w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`+"\n", m.ID, r.code, r.msg)
+				tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, m.ID, r.code, r.msg))
 			default:
-				fmt.Fprintf(tc.editor.w, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", m.ID, r.result)
+				tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, r.result))
 			}
 		}
 	}()
@@ -218,11 +218,11 @@ func TestInitializeAdvertisement(t *testing.T) {
 			}
 			// Everything but clientCapabilities._meta.lsp reached the
 			// agent byte for byte.
-			if !strings.Contains(atAgent.raw, `"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}`) {
-				t.Errorf("agent got %s", atAgent.raw)
+			if !strings.Contains(atAgent.Raw, `"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}`) {
+				t.Errorf("agent got %s", atAgent.Raw)
 			}
-			if strings.Contains(tt.meta, `"other"`) && !strings.Contains(atAgent.raw, `"other":{"x":1}`) {
-				t.Errorf("other _meta keys lost: %s", atAgent.raw)
+			if strings.Contains(tt.meta, `"other"`) && !strings.Contains(atAgent.Raw, `"other":{"x":1}`) {
+				t.Errorf("other _meta keys lost: %s", atAgent.Raw)
 			}
 			var p struct {
 				ClientCapabilities struct {

@@ -66,14 +66,14 @@ func TestEditorFaults(t *testing.T) {
 				}
 				m := tc.agent.recv(t)
 				if string(m.ID) != "7" {
-					t.Fatalf("agent got %s", m.raw)
+					t.Fatalf("agent got %s", m.Raw)
 				}
 				if tt.wantResult != "" {
 					if m.Error != nil || string(m.Result) != tt.wantResult {
-						t.Errorf("got %s, want result %s", m.raw, tt.wantResult)
+						t.Errorf("got %s, want result %s", m.Raw, tt.wantResult)
 					}
 				} else if m.Error == nil || m.Error.Code != tt.wantCode || !strings.Contains(m.Error.Message, tt.wantMsg) {
-					t.Errorf("got %s, want error %d %q", m.raw, tt.wantCode, tt.wantMsg)
+					t.Errorf("got %s, want error %d %q", m.Raw, tt.wantCode, tt.wantMsg)
 				}
 				if tt.name == "never answers" && time.Since(start) != 10*time.Second {
 					t.Errorf("answered after %s, want the 10s editor timeout", time.Since(start))
@@ -81,12 +81,12 @@ func TestEditorFaults(t *testing.T) {
 				// A late answer is dropped; the chain keeps serving.
 				select {
 				case lm := <-late:
-					fmt.Fprintf(tc.editor.w, `{"jsonrpc":"2.0","id":%s,"result":{"contents":"late"}}`+"\n", lm.ID)
+					tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":"late"}}`, lm.ID))
 				default:
 				}
 				tc.agent.send(t, `{"jsonrpc":"2.0","id":8,"method":"_lsp/status","params":{}}`)
 				if m := tc.agent.recv(t); string(m.ID) != "8" || m.Error != nil || !strings.Contains(string(m.Result), `"servers"`) {
-					t.Errorf("after the fault the agent got %s", m.raw)
+					t.Errorf("after the fault the agent got %s", m.Raw)
 				}
 				synctest.Wait()
 				got := se.methods()
@@ -132,7 +132,7 @@ func TestSpelling(t *testing.T) {
 				for id := 1; id <= 2; id++ {
 					tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":"_lsp/hover","params":{"uri":"file:///w/a.go","line":1,"character":1}}`, id)
 					if m := tc.agent.recv(t); m.Error != nil || string(m.Result) != `{"contents":"h"}` {
-						t.Errorf("agent got %s", m.raw)
+						t.Errorf("agent got %s", m.Raw)
 					}
 				}
 				synctest.Wait()
@@ -170,7 +170,7 @@ func TestEditorDiagnosticReport(t *testing.T) {
 			`{"server":"editor","verdict":"failed","uris":["file:///w/b.go"],"detail":"editor answered _lsp/diagnostics: no project for b.go"},` +
 			`{"server":"editor","verdict":"timeout","uris":["file:///w/c.go"],"detail":"the editor did not answer _lsp/diagnostics within 10s"}]}`
 		if m.Error != nil || string(m.Result) != want {
-			t.Errorf("got %s\nwant result %s", m.raw, want)
+			t.Errorf("got %s\nwant result %s", m.Raw, want)
 		}
 		tc.cancel()
 		<-se.done
@@ -193,7 +193,7 @@ func TestReferenceThroughPassthrough(t *testing.T) {
 		})
 		m := tc.call(t, 1, "_lsp/definition", `{"uri":"file:///w/a.go","line":8,"character":10}`, nil)
 		if want := `[{"uri":"file:///w/b.go","range":{"start":{"line":3,"character":6},"end":{"line":3,"character":9}}}]`; m.Error != nil || string(m.Result) != want {
-			t.Errorf("got %s, want result %s", m.raw, want)
+			t.Errorf("got %s, want result %s", m.Raw, want)
 		}
 		tc.cancel()
 		<-se.done

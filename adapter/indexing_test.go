@@ -44,17 +44,17 @@ func TestIndexingPassedOn(t *testing.T) {
 	var data IndexingData
 	if m.Error == nil || m.Error.Code != proxy.CodeInternalError || json.Unmarshal(m.Error.Data, &data) != nil ||
 		!data.Indexing || data.Server != "fake" || len(data.Work) == 0 || !strings.Contains(m.Error.Message, "still indexing") {
-		t.Errorf("hover while indexing answered %s", m.raw)
+		t.Errorf("hover while indexing answered %s", m.Raw)
 	}
 	m = tc.call(t, 2, "_lsp/diagnosticReport", `{"uris":["`+uri+`"],"wait":1000}`, nil)
 	var rep lspext.DiagnosticReportResult
 	must(t, json.Unmarshal(m.Result, &rep))
 	if len(rep.Servers) != 1 || rep.Servers[0].Verdict != lspext.VerdictIndexing {
-		t.Errorf("diagnostics while indexing: %s", m.raw)
+		t.Errorf("diagnostics while indexing: %s", m.Raw)
 	}
 	m = tc.call(t, 3, "_lsp/status", `{}`, nil)
 	if !strings.Contains(string(m.Result), `"state":"indexing"`) {
-		t.Errorf("status while indexing: %s", m.raw)
+		t.Errorf("status while indexing: %s", m.Raw)
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }

@@ -69,7 +69,7 @@ func TestLocalMethods(t *testing.T) {
 		return func(t *testing.T, m msg) {
 			t.Helper()
 			if m.Error == nil || m.Error.Code != code || !strings.Contains(m.Error.Message, want) {
-				t.Fatalf("want error %d %q, got %s", code, want, m.raw)
+				t.Fatalf("want error %d %q, got %s", code, want, m.Raw)
 			}
 		}
 	}
@@ -122,7 +122,7 @@ func TestLocalMethods(t *testing.T) {
 	// Restart by name: a new process answers.
 	before := serverPIDs(tc.adapter.Manager())
 	if m := tc.call(t, 400, "_lsp/restart", `{"server":"gopls"}`, &notes); m.Error != nil || string(m.Result) != "null" {
-		t.Errorf("restart: %s", m.raw)
+		t.Errorf("restart: %s", m.Raw)
 	}
 	after := serverPIDs(tc.adapter.Manager())
 	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
@@ -136,7 +136,7 @@ func TestLocalMethods(t *testing.T) {
 	found := false
 	for _, n := range notes {
 		if n.Method != lspext.PublishDiagnostics {
-			t.Errorf("agent got %s", n.raw)
+			t.Errorf("agent got %s", n.Raw)
 			continue
 		}
 		var p lspext.PublishDiagnosticsParams
@@ -156,7 +156,7 @@ func TestLocalMethods(t *testing.T) {
 	tc.agent.send(t, `{"jsonrpc":"2.0","method":"_lsp/filesChanged","params":{"changes":[{"uri":%q,"type":2}]}}`, uri)
 	m := tc.call(t, 500, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, uri), nil)
 	if m.Error != nil || strings.Contains(string(m.Result), "not enough arguments") || !strings.Contains(string(m.Result), `"verdict":"fresh"`) {
-		t.Errorf("after the fix: %s", m.raw)
+		t.Errorf("after the fix: %s", m.Raw)
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }
@@ -182,15 +182,15 @@ func TestMissingServer(t *testing.T) {
 	m := tc.call(t, 1, "_lsp/servers", fmt.Sprintf(`{"uri":%q}`, uri), nil)
 	want := `{"servers":[{"name":"zz-ls","source":"local","languages":["zz"],"state":"not_installed","lastError":"language server zz-ls: program \"acp-lsp-test-no-such-program\" not found on PATH; install it with: pip install zz-ls"}]}`
 	if m.Error != nil || string(m.Result) != want {
-		t.Errorf("servers: %s\nwant %s", m.raw, want)
+		t.Errorf("servers: %s\nwant %s", m.Raw, want)
 	}
 	m = tc.call(t, 2, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{"textDocument":{"uri":%q},"position":{"line":0,"character":0}}}`, uri, uri), nil)
 	if m.Error == nil || m.Error.Code != proxy.CodeInternalError || !strings.Contains(m.Error.Message, "install it with: pip install zz-ls") {
-		t.Errorf("request: %s", m.raw)
+		t.Errorf("request: %s", m.Raw)
 	}
 	m = tc.call(t, 3, "_lsp/request", `{"method":"workspace/symbol","params":{"query":"x"}}`, nil)
 	if m.Error == nil || !strings.Contains(m.Error.Message, "is handled by an installed language server") {
-		t.Errorf("workspace symbol with nothing installed: %s", m.raw)
+		t.Errorf("workspace symbol with nothing installed: %s", m.Raw)
 	}
 	if s := tc.adapter.Manager().Servers(); len(s) > 1 || (len(s) == 1 && s[0].PID != 0) {
 		t.Errorf("servers %+v", s)
@@ -235,7 +235,7 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 			must(t, json.Unmarshal(m.Result, &rep))
 			want := min(tt.files, maxWorkspaceFiles)
 			if len(rep.Files) != want || !strings.Contains(string(m.Result), fakelsp.DiagnosticMessage) {
-				t.Errorf("%d files in the report, want %d: %.300s", len(rep.Files), want, m.raw)
+				t.Errorf("%d files in the report, want %d: %.300s", len(rep.Files), want, m.Raw)
 			}
 			last := rep.Servers[len(rep.Servers)-1]
 			if got := last.Verdict == lspext.VerdictUnsupported && strings.Contains(last.Detail, "only 200 were checked"); got != tt.truncated {
@@ -262,15 +262,15 @@ func TestSessionRoots(t *testing.T) {
 		}
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"sessionId":"S","mcpServers":[]}}`, 10+i, method, cwd)
 		tc.editor.send(t, "%s", line)
-		if m := tc.agent.recv(t); strings.TrimRight(m.raw, "\n") != line {
-			t.Errorf("agent got %s, want %s", m.raw, line)
+		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
+			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
 		probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
 		m := tc.call(t, 100+i, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
 		inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
 		outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
 		if want := i != 4; inside != want || outside == want {
-			t.Errorf("%s %s: %s", method, cwd, m.raw)
+			t.Errorf("%s %s: %s", method, cwd, m.Raw)
 		}
 	}
 }

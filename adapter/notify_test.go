@@ -41,7 +41,7 @@ func TestEditorNotificationsDown(t *testing.T) {
 			}{{publish, tt.markPublish}, {save, tt.markDidSave}} {
 				tc.editor.send(t, "%s", c.line)
 				m := tc.agent.recv(t)
-				got := strings.TrimRight(m.raw, "\n")
+				got := strings.TrimRight(m.Raw, "\n")
 				if !c.mark && got != c.line {
 					t.Errorf("agent got %s, want it unchanged", got)
 				}
@@ -70,7 +70,7 @@ func TestLocalResync(t *testing.T) {
 	tc.newSession(t, root)
 	var notes []msg
 	if m := tc.call(t, 10, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, uri), &notes); !strings.Contains(string(m.Result), "not enough arguments") {
-		t.Fatalf("report: %s", m.raw)
+		t.Fatalf("report: %s", m.Raw)
 	}
 	// awaitPublish waits for gopls's publish for main.go whose
 	// diagnostics satisfy ok, and for the response with id (if any).
@@ -87,7 +87,7 @@ func TestLocalResync(t *testing.T) {
 				continue // the editor's, passed down (a component consumes it)
 			}
 			if m.Method != lspext.PublishDiagnostics {
-				t.Fatalf("agent got %s", m.raw)
+				t.Fatalf("agent got %s", m.Raw)
 			}
 			var p lspext.PublishDiagnosticsParams
 			must(t, json.Unmarshal(m.Params, &p))
@@ -125,15 +125,15 @@ func TestEditorDiagnosticsReachComponent(t *testing.T) {
 	tc.agent.send(t, `{"jsonrpc":"2.0","id":30,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
 	w := tc.editor.recv(t)
 	if w.Method != "fs/write_text_file" {
-		t.Fatalf("editor got %s", w.raw)
+		t.Fatalf("editor got %s", w.Raw)
 	}
 	tc.editor.send(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
 	if r := tc.agent.recv(t); string(r.ID) != "30" {
-		t.Fatalf("agent got %s", r.raw)
+		t.Fatalf("agent got %s", r.Raw)
 	}
 	tc.editor.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)
 	p := tc.agent.recv(t)
 	if p.Method != "session/prompt" || !strings.Contains(string(p.Params), "main.go:8:25: error: EDITOR pushed") {
-		t.Errorf("agent got %s", p.raw)
+		t.Errorf("agent got %s", p.Raw)
 	}
 }

@@ -108,12 +108,12 @@ func TestWorkspaceSymbolAcrossServers(t *testing.T) {
 	// ask for diagnostics of the Python file first.
 	m := tc.call(t, 1, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, edit.URIFromPath(filepath.Join(root, "shop.py"))), nil)
 	if !strings.Contains(string(m.Result), `"verdict":"fresh"`) {
-		t.Fatalf("diagnostics: %s", m.raw)
+		t.Fatalf("diagnostics: %s", m.Raw)
 	}
 	m = tc.call(t, 2, "_lsp/request", `{"method":"workspace/symbol","params":{"query":"total"}}`, nil)
 	for _, w := range []string{`shop.go"`, `shop.py"`, `"name":"total"`} {
 		if m.Error != nil || !strings.Contains(string(m.Result), w) {
-			t.Errorf("want %s in %s", w, m.raw)
+			t.Errorf("want %s in %s", w, m.Raw)
 		}
 	}
 	var names []string

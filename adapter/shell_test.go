@@ -34,12 +34,12 @@ func TestShellEditThroughChain(t *testing.T) {
 		t.Helper()
 		m := tc.call(t, id, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":180000}`, edit.URIFromPath(b)), nil)
 		if m.Error != nil {
-			t.Fatalf("diagnostics: %s", m.raw)
+			t.Fatalf("diagnostics: %s", m.Raw)
 		}
 		var rep lspext.DiagnosticReportResult
 		must(t, json.Unmarshal(m.Result, &rep))
 		if len(rep.Servers) != 1 || rep.Servers[0].Verdict != lspext.VerdictFresh {
-			t.Fatalf("diagnostics not fresh: %s", m.raw)
+			t.Fatalf("diagnostics not fresh: %s", m.Raw)
 		}
 		return rep
 	}

@@ -41,11 +41,11 @@ func TestStartingSaid(t *testing.T) {
 	must(t, json.Unmarshal(m.Result, &rep))
 	if len(rep.Servers) != 1 || rep.Servers[0].Server != "fake" || rep.Servers[0].Verdict != "starting" ||
 		!strings.Contains(rep.Servers[0].Detail, "language server fake is still starting") || !strings.Contains(rep.Servers[0].Detail, "unknown, not empty") {
-		t.Fatalf("diagnostics while the server starts: %s", m.raw)
+		t.Fatalf("diagnostics while the server starts: %s", m.Raw)
 	}
 	m = tc.call(t, 2, "_lsp/status", `{}`, nil)
 	if !strings.Contains(string(m.Result), `"state":"starting"`) {
-		t.Errorf("status while the server starts: %s", m.raw)
+		t.Errorf("status while the server starts: %s", m.Raw)
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }

@@ -76,11 +76,11 @@ func TestWatchNoteReferenceDiagnostics(t *testing.T) {
 	uri := edit.URIFromPath(file)
 	m := tc.call(t, 1, "_lsp/diagnostics", `{"uri":"`+uri+`"}`, nil)
 	if m.Error != nil || string(m.Result) != "[]" {
-		t.Fatalf("reference diagnostics of a clean file with watching off: %s", m.raw)
+		t.Fatalf("reference diagnostics of a clean file with watching off: %s", m.Raw)
 	}
 	m = tc.call(t, 2, "_lsp/diagnosticReport", `{"uris":["`+uri+`"],"wait":60000}`, nil)
 	if !strings.Contains(string(m.Result), "file watching is off") {
-		t.Fatalf("report with watching off lacks the note: %s", m.raw)
+		t.Fatalf("report with watching off lacks the note: %s", m.Raw)
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }

@@ -166,8 +166,8 @@ func breakdown(b *testing.B, action string) {
 	}()
 	b.Cleanup(func() {
 		cancel()
-		editor.w.Close()
-		agent.w.Close()
+		editor.Close()
+		agent.Close()
 		<-done
 		cep.Close()
 		aep.Close()
@@ -191,7 +191,7 @@ func breakdown(b *testing.B, action string) {
 		} `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 {
-		b.Fatalf("session/new reached the agent as %s", m.raw)
+		b.Fatalf("session/new reached the agent as %s", m.Raw)
 	}
 	agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 	editor.recv(b)

@@ -1,11 +1,9 @@
 package component
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -26,50 +25,29 @@ import (
 // on a shared machine; these tests are about what arrives.
 const chainWait = 3 * time.Minute
 
-// wireMsg is one JSON-RPC message a scripted peer saw.
-type wireMsg struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	raw    string
-}
+// wireMsg is one JSON-RPC message a scripted peer saw (Raw is the line).
+type wireMsg = acptest.Msg
 
-// wirePeer is a scripted editor or agent: a reader goroutine hands every
-// line the chain writes to in (after onRequest had its say).
+// wirePeer is a scripted editor or agent: every line the chain writes goes
+// to in (after answer had its say).
 type wirePeer struct {
+	*acptest.Peer
 	name string
-	w    io.WriteCloser
-	in   chan wireMsg
+	in   <-chan wireMsg
 }
 
 func newWirePeer(name string, answer func(p *wirePeer, m wireMsg) bool) (*wirePeer, *proxy.Stream) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	p := &wirePeer{name: name, w: inW, in: make(chan wireMsg, 1024)}
-	go func() {
-		defer close(p.in)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				return
-			}
-			var m wireMsg
-			if json.Unmarshal(line, &m) != nil {
-				continue
-			}
-			m.raw = string(line)
-			if answer != nil && answer(p, m) {
-				continue
-			}
-			p.in <- m
-		}
-	}()
-	return p, proxy.NewStream(inR, outW, proxy.StreamOptions{Name: name})
+	wp := &wirePeer{name: name}
+	var h acptest.Handler
+	if answer != nil {
+		h = func(_ *acptest.Peer, m acptest.Msg) bool { return answer(wp, m) }
+	}
+	p, st := acptest.New(name, h)
+	wp.Peer, wp.in = p, p.Messages()
+	return wp, st
 }
 
-func (p *wirePeer) send(line string) { io.WriteString(p.w, line+"\n") }
+func (p *wirePeer) send(line string) { p.SendLine(line) }
 
 func (p *wirePeer) recv(t testing.TB) wireMsg {
 	t.Helper()
@@ -133,8 +111,8 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 	}()
 	t.Cleanup(func() {
 		cancel()
-		editor.w.Close()
-		agent.w.Close()
+		editor.Close()
+		agent.Close()
 		<-done
 		cep.Close()
 		aep.Close()
@@ -166,7 +144,7 @@ func (sc *stackChain) open(t testing.TB, root string) *mcp.ClientSession {
 		} `json:"mcpServers"`
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 || len(p.MCPServers[0].Headers) != 1 {
-		t.Fatalf("session/new reached the agent as %s", m.raw)
+		t.Fatalf("session/new reached the agent as %s", m.Raw)
 	}
 	sc.agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 	sc.editor.recv(t)
@@ -441,7 +419,7 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 	// was handled (one direction is handled in order) and its fetch begun.
 	sc.editor.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"other"}}`)
 	if m := sc.agent.recv(t); m.Method != "session/cancel" {
-		t.Fatalf("agent got %s", m.raw)
+		t.Fatalf("agent got %s", m.Raw)
 	}
 	c.fetches.Wait()
 	if d, ok := c.Cache().Get("file://" + main); !ok || len(d) != 1 || !strings.Contains(d[0].Message, "not enough arguments in call to add") {
@@ -456,8 +434,8 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 	sc.agent.send(`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`)
 	sc.editor.recv(t)
 	sc.editor.send(strings.Replace(prompt, `"id":7`, `"id":8`, 1))
-	if m := sc.agent.recv(t); strings.TrimRight(m.raw, "\n") != strings.Replace(prompt, `"id":7`, `"id":8`, 1) {
-		t.Errorf("second prompt changed: %s", m.raw)
+	if m := sc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != strings.Replace(prompt, `"id":7`, `"id":8`, 1) {
+		t.Errorf("second prompt changed: %s", m.Raw)
 	}
 }
 

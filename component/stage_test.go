@@ -1,11 +1,9 @@
 package component
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/acp-lsp/acp-lsp/internal/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -20,35 +19,33 @@ import (
 
 // end is one side of a test chain: lines written to it go into the chain,
 // lines the chain writes come out of recv.
-type end struct {
-	w io.WriteCloser
-	r *bufio.Reader
-}
+type end struct{ *acptest.Peer }
 
 func (e *end) send(t *testing.T, line string) {
 	t.Helper()
-	if _, err := io.WriteString(e.w, line+"\n"); err != nil {
+	if err := e.SendLine(line); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (e *end) recv(t *testing.T) map[string]json.RawMessage {
 	t.Helper()
-	line, err := e.r.ReadBytes('\n')
+	ctx, cancel := context.WithTimeout(context.Background(), chainWait)
+	defer cancel()
+	m, err := e.Recv(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(line, &m); err != nil {
-		t.Fatalf("%s: %v", line, err)
+	var out map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(m.Raw), &out); err != nil {
+		t.Fatalf("%s: %v", m.Raw, err)
 	}
-	return m
+	return out
 }
 
 func pipeEnd() (*end, *proxy.Stream) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	return &end{w: inW, r: bufio.NewReader(outR)}, proxy.NewStream(inR, outW, proxy.StreamOptions{})
+	p, st := acptest.New("", nil)
+	return &end{p}, st
 }
 
 // TestStageChain runs the Stage in a real proxy chain between a scripted
@@ -69,8 +66,8 @@ func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context)
 	}()
 	t.Cleanup(func() {
 		cancel()
-		editor.w.Close()
-		agent.w.Close()
+		editor.Close()
+		agent.Close()
 		<-done
 		cep.Close()
 		aep.Close()
