@@ -319,15 +319,22 @@ func (m *Manager) closeWatch() {
 
 // diskChanged tells the server about changes on disk, in this order:
 // open documents deleted are closed; the changes its file watchers ask for
-// are sent with workspace/didChangeWatchedFiles; changed open documents
-// are resynced. Then, when any change concerns it (one it watches, or a
-// file of its languages), every other open document is sent again before
-// its next request, since its diagnostics may depend on the changed files
-// (a server that echoes versions would otherwise seem to have reported on
-// it already). Of the changed open documents only the last one sent is
+// are sent with workspace/didChangeWatchedFiles, except those of documents
+// still open; changed open documents are resynced. An open document's
+// content is the client's to tell (LSP): its didChange carries the new
+// text, and a watched event for it as well made gopls load and check the
+// change twice (diagnostics after an edit took ~1.4x gopls's own publish
+// time). Should the resync close the document instead (now too large or
+// binary), its event is sent after all, so the server reads the disk.
+// Then, when any change concerns it (one it watches, or a file of its
+// languages), every other open document is sent again before its next
+// request, since its diagnostics may depend on the changed files (a server
+// that echoes versions would otherwise seem to have reported on it
+// already). Of the changed open documents only the last one sent is
 // spared: the server may have checked the others before the rest of the
 // batch reached it, and published for their current versions diagnostics
 // the rest would change (gopls did, after a rename touching two files).
+// A single changed open document is thus sent once, and never again.
 func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	s := p.srv
 	watchers := p.fileWatchers()
@@ -337,6 +344,7 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	var (
 		changes []fileChange
 		changed []string // open documents to resync
+		held    = map[string]fileChange{} // their watched events, sent only if the resync closes them
 		synced  []string
 		errs    []error
 	)
@@ -345,13 +353,15 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 		if !within(s.ceiling, e.path) {
 			continue
 		}
+		open := false
 		if !e.dir {
 			p.mu.Lock()
-			_, open := p.docs[e.path]
+			_, open = p.docs[e.path]
 			p.mu.Unlock()
 			switch {
 			case open && e.typ == changeDeleted:
 				p.closeDoc(e.path)
+				open = false // closed: the server reads the disk now
 			case open:
 				changed = append(changed, e.path)
 			}
@@ -364,6 +374,9 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 			}
 		}
 		switch {
+		case tell && open:
+			held[e.path] = fileChange{URI: edit.URIFromPath(e.path), Type: e.typ}
+			resend = true
 		case tell:
 			changes = append(changes, fileChange{URI: edit.URIFromPath(e.path), Type: e.typ})
 			resend = true
@@ -374,12 +387,23 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	if err := p.notifyWatched(changes); err != nil {
 		errs = append(errs, err)
 	}
+	var closed []fileChange
 	for _, path := range changed {
 		if _, err := p.sync(path); err != nil {
 			errs = append(errs, err)
+			p.mu.Lock()
+			_, open := p.docs[path]
+			p.mu.Unlock()
+			// A vanished file's deletion was told by the resync.
+			if ch, ok := held[path]; ok && !open && !errors.Is(err, fs.ErrNotExist) {
+				closed = append(closed, ch)
+			}
 		} else {
 			synced = append(synced, path)
 		}
+	}
+	if err := p.notifyWatched(closed); err != nil {
+		errs = append(errs, err)
 	}
 	if resend || len(synced) > 1 {
 		p.markResend(synced[max(len(synced)-1, 0):]...)

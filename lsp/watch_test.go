@@ -417,12 +417,13 @@ func FuzzParseInotify(f *testing.F) {
 }
 
 // TestShellBatchResend: two open files changed on disk at once (a rename
-// applied by shell, say) are told together: the watched events first,
-// then each file's new text; the file sent first is sent once more before
-// its next diagnostics, since a server may have checked it before the
-// second file's change arrived (gopls then published, for its current
-// version, an error the second file fixes). The file sent last is not
-// sent again.
+// applied by shell, say) are told together by their new texts, with no
+// watched events (an open document's content is the client's to tell; the
+// events made gopls do the work twice); the file sent first is sent once
+// more before its next diagnostics, since a server may have checked it
+// before the second file's change arrived (gopls then published, for its
+// current version, an error the second file fixes). The file sent last is
+// not sent again.
 func TestShellBatchResend(t *testing.T) {
 	e := newFaultEnv(t, watcherScript, nil)
 	e.wantHover() // started, registrations in
@@ -444,9 +445,45 @@ func TestShellBatchResend(t *testing.T) {
 	}
 	e.close()
 	want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
-		"watched a.fk:2", "watched c.fk:2", "didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
+		"didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
 	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
 		t.Fatalf("document traffic %q, want %q", got, want)
+	}
+}
+
+// TestShellEditOneOpenFile: the common case, one open file written by
+// shell and nothing else changed, costs the server exactly one didChange:
+// no watched event for it (the didChange carries the text) and no resend
+// before its diagnostics (nothing else in the batch could make them
+// stale). Whether the batch also changed a file that is not open decides
+// only whether that file's watched event goes first.
+func TestShellEditOneOpenFile(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		other bool // a file that is not open changes in the same batch
+		want  []string
+	}{
+		{"alone", false, []string{"didOpen a.fk 1", "didChange a.fk 2"}},
+		{"with a closed file", true, []string{"didOpen a.fk 1", "watched b.fk:1", "didChange a.fk 2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newFaultEnv(t, watcherScript, nil)
+			e.wantHover() // started, registrations in
+			e.write("package fake\nfunc A() {}\n")
+			if c.other {
+				mustWrite(t, filepath.Join(e.root, "b.fk"), "package fake\n")
+			}
+			for range 2 { // the second finds nothing to send
+				rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+				if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != 2 {
+					t.Fatalf("diagnostics after the edit: %+v %v, want fresh version 2", rep.Files[0], err)
+				}
+			}
+			e.close()
+			if got := didTraffic(t, e.messages()); !slices.Equal(got, c.want) {
+				t.Fatalf("document traffic %q, want %q", got, c.want)
+			}
+		})
 	}
 }
 
