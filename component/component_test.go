@@ -687,3 +687,30 @@ func TestDiagnosticsGlobBound(t *testing.T) {
 		t.Errorf("small glob said cut:\n%s", text)
 	}
 }
+
+// TestWorkspaceSymbolsKeepRank: the server's best match comes first, so
+// files are listed in the order of their first symbol in its answer, not
+// by name; within a file, by position.
+func TestWorkspaceSymbolsKeepRank(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	for _, f := range []string{"a.go", "z.go"} {
+		os.WriteFile(filepath.Join(s.Root, f), []byte("package main\n\nfunc Parse() {}\n\nfunc ParseAll() {}\n"), 0o644)
+	}
+	loc := func(file string, line int) string {
+		return fmt.Sprintf(`{"uri":%q,"range":{"start":{"line":%d,"character":5},"end":{"line":%d,"character":8}}}`, edit.URIFromPath(filepath.Join(s.Root, file)), line, line)
+	}
+	fb.set("workspace/symbol", `[{"name":"ParseAll","kind":12,"location":`+loc("z.go", 4)+`},{"name":"Parse","kind":12,"location":`+loc("a.go", 2)+`},{"name":"Parse","kind":12,"location":`+loc("z.go", 2)+`}]`)
+	text, isErr := callTool(t, cs, map[string]any{"action": "symbols", "query": "ParseAll"})
+	if isErr {
+		t.Fatal(text)
+	}
+	want := []string{"z.go:3:6 function Parse", "z.go:5:6 function ParseAll", "a.go:3:6 function Parse"}
+	at := -1
+	for _, w := range want {
+		i := strings.Index(text, w)
+		if i < 0 || i < at {
+			t.Fatalf("want %q in this order in:\n%s", want, text)
+		}
+		at = i
+	}
+}

@@ -285,6 +285,27 @@ func sortItems(items []item) {
 	})
 }
 
+// sortByFirstFile groups items by file, files in the order of their first
+// item, and orders each file's items by position.
+func sortByFirstFile(items []item) {
+	rank := map[string]int{}
+	for i, it := range items {
+		if _, ok := rank[it.File]; !ok {
+			rank[it.File] = i
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.File != b.File {
+			return rank[a.File] < rank[b.File]
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
+
 func (s *Session) clip(text string) string {
 	if len(text) <= s.c.cfg.Budget {
 		return text
@@ -419,7 +440,10 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			}
 			items = append(items, item{File: rel, Line: line, Column: col, Label: label})
 		}
-		sortItems(items)
+		// Servers rank workspace symbols by how well they match: files
+		// keep the order of their best match, so the first file listed
+		// holds what the model most likely asked for.
+		sortByFirstFile(items)
 	} else {
 		path, err := s.resolve(in.File)
 		if err != nil {
