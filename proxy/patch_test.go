@@ -1,7 +1,9 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -187,8 +189,10 @@ func FuzzSetPath(f *testing.F) {
 func FuzzAppendPath(f *testing.F) {
 	f.Add([]byte(`{"mcpServers":[1]}`), []byte(`{"n":1}`))
 	f.Fuzz(func(t *testing.T, obj, elem []byte) {
+		// Numbers stay json.Number: a valid number too large for a float64
+		// (1e400) is still JSON that AppendPath must carry unchanged.
 		var before map[string]any
-		if json.Unmarshal(obj, &before) != nil || before == nil || checkJSON(obj) != nil || checkJSON(elem) != nil {
+		if unmarshalNumbers(obj, &before) != nil || before == nil || checkJSON(obj) != nil || checkJSON(elem) != nil {
 			return
 		}
 		out, err := AppendPath(obj, elem, "mcpServers")
@@ -200,13 +204,26 @@ func FuzzAppendPath(f *testing.F) {
 			return
 		}
 		var v any
-		json.Unmarshal(elem, &v)
+		unmarshalNumbers(elem, &v)
 		before["mcpServers"] = append(arr, v)
 		var after map[string]any
-		if err := json.Unmarshal(out, &after); err != nil || !reflect.DeepEqual(before, after) {
+		if err := unmarshalNumbers(out, &after); err != nil || !reflect.DeepEqual(before, after) {
 			t.Fatalf("AppendPath(%s, %s) = %s (%v)", obj, elem, out, err)
 		}
 	})
+}
+
+// unmarshalNumbers decodes b into v keeping numbers as json.Number.
+func unmarshalNumbers(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data")
+	}
+	return nil
 }
 
 func TestFields(t *testing.T) {
