@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -151,9 +152,10 @@ func TestMessageWith(t *testing.T) {
 func FuzzSetPath(f *testing.F) {
 	f.Add([]byte(`{"a":{"b":1},"c":[1,2]}`), "a", "b", []byte(`{"x":null}`))
 	f.Add([]byte(`{}`), "q", "r", []byte(`[]`))
+	f.Add([]byte(`{"a":{}}`), "a", "b", []byte(`2`+strings.Repeat("0", 400)))
 	f.Fuzz(func(t *testing.T, obj []byte, k1, k2 string, val []byte) {
 		var before map[string]any
-		if json.Unmarshal(obj, &before) != nil || before == nil || !json.Valid(val) {
+		if unmarshalNumbers(obj, &before) != nil || before == nil || !json.Valid(val) {
 			return
 		}
 		if checkJSON(obj) != nil || checkJSON(val) != nil || !utf8.ValidString(k1) || !utf8.ValidString(k2) {
@@ -169,11 +171,11 @@ func FuzzSetPath(f *testing.F) {
 			t.Fatalf("SetPath(%s, %q, %q, %s): %v", obj, k1, k2, val, err)
 		}
 		var after map[string]any
-		if err := json.Unmarshal(out, &after); err != nil {
+		if err := unmarshalNumbers(out, &after); err != nil {
 			t.Fatalf("result %s is not JSON: %v", out, err)
 		}
 		var v any
-		json.Unmarshal(val, &v)
+		unmarshalNumbers(val, &v)
 		inner, _ := before[k1].(map[string]any)
 		if inner == nil {
 			inner = map[string]any{}
