@@ -335,3 +335,18 @@ func groupMembers(pgid int) []string {
 	}
 	return out
 }
+
+// freshDiagnostics returns a function that asks m for path's diagnostics,
+// fails the test unless the answer is fresh for the current content, and
+// returns the messages; what names the moment in the failure.
+func freshDiagnostics(ctx context.Context, t *testing.T, m *Manager, path string) func(what string) []string {
+	return func(what string) []string {
+		t.Helper()
+		rep, _ := m.Diagnostics(ctx, []string{path}, DiagnosticsOptions{})
+		fd := rep.Files[0]
+		if fd.Verdict != Fresh {
+			t.Fatalf("%s %s: %s %s", filepath.Base(path), what, fd.Verdict, fd.Detail)
+		}
+		return messages(t, fd.Diagnostics)
+	}
+}

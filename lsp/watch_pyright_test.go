@@ -29,15 +29,7 @@ func TestRealShellEditDependencyPyright(t *testing.T) {
 	defer m.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	diags := func(what string) []string {
-		t.Helper()
-		rep, _ := m.Diagnostics(ctx, []string{b}, DiagnosticsOptions{})
-		fd := rep.Files[0]
-		if fd.Verdict != Fresh {
-			t.Fatalf("b.py %s: %s %s", what, fd.Verdict, fd.Detail)
-		}
-		return messages(t, fd.Diagnostics)
-	}
+	diags := freshDiagnostics(ctx, t, m, b)
 	if msgs := diags("before"); len(msgs) != 0 {
 		t.Fatalf("b.py before: %q", msgs)
 	}

@@ -31,15 +31,7 @@ func TestRealVenvInstall(t *testing.T) {
 	defer m.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	diags := func(what string) []string {
-		t.Helper()
-		rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
-		fd := rep.Files[0]
-		if fd.Verdict != Fresh {
-			t.Fatalf("main.py %s: %s %s", what, fd.Verdict, fd.Detail)
-		}
-		return messages(t, fd.Diagnostics)
-	}
+	diags := freshDiagnostics(ctx, t, m, main)
 	if msgs := diags("before"); len(msgs) == 0 || !strings.Contains(strings.Join(msgs, "\n"), `"fancypkg" could not be resolved`) {
 		t.Fatalf("main.py before the install: %q", msgs)
 	}

@@ -93,15 +93,7 @@ func TestRealShellNewPackage(t *testing.T) {
 	defer m.Close(context.Background())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	diags := func(what string) []string {
-		t.Helper()
-		rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
-		fd := rep.Files[0]
-		if fd.Verdict != Fresh {
-			t.Fatalf("main.go %s: %s %s", what, fd.Verdict, fd.Detail)
-		}
-		return messages(t, fd.Diagnostics)
-	}
+	diags := freshDiagnostics(ctx, t, m, main)
 	if msgs := diags("before"); len(msgs) != 0 {
 		t.Fatalf("main.go before: %q", msgs)
 	}
