@@ -343,7 +343,7 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	}
 	var (
 		changes []fileChange
-		changed []string // open documents to resync
+		changed []string                  // open documents to resync
 		held    = map[string]fileChange{} // their watched events, sent only if the resync closes them
 		synced  []string
 		errs    []error
