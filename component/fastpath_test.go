@@ -368,25 +368,6 @@ func TestFastPathConcurrent(t *testing.T) {
 	}
 }
 
-func TestWithin(t *testing.T) {
-	for _, tc := range []struct {
-		root, path string
-		want       bool
-	}{
-		{"/w", "/w", true},
-		{"/w", "/w/a.go", true},
-		{"/w", "/w/..a/b.go", true},
-		{"/w", "/wx/a.go", false},
-		{"/w", "/", false},
-		{"/w/a", "/w/b/a.go", false},
-		{"/", "/etc", true},
-	} {
-		if got := within(tc.root, tc.path); got != tc.want {
-			t.Errorf("within(%q, %q) = %v, want %v", tc.root, tc.path, got, tc.want)
-		}
-	}
-}
-
 // FuzzParseFast: whatever a POST body holds, parseFast never panics, and a
 // body it takes is valid JSON that encoding/json reads the same way: the
 // version, the method, the id as the SDK keeps it, the tool's name and

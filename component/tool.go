@@ -262,7 +262,7 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 	// runs only for the rest: files not there (yet) and refusals, whose
 	// errors it words.
 	real, rerr := filepath.EvalSymlinks(p)
-	if rerr == nil && within(s.Root, real) {
+	if rerr == nil && edit.Within(s.Root, real) {
 		return real, true, nil
 	}
 	if err := s.check(p); err != nil {
@@ -273,16 +273,6 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
 	}
 	return p, false, nil
-}
-
-// within reports whether path is root or below it; both are clean and
-// absolute.
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	if err != nil {
-		return false
-	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
 }
 
 // target is a resolved position in a file.

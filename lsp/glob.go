@@ -54,10 +54,10 @@ func (w fileWatcher) wants(path, root string, typ int, dir bool) bool {
 		if base == "" {
 			base = root
 		}
-		return within(base, path) && path != base
+		return edit.Within(base, path) && path != base
 	}
 	if w.base != "" {
-		if !within(w.base, path) || path == w.base {
+		if !edit.Within(w.base, path) || path == w.base {
 			return false
 		}
 		rel, err := filepath.Rel(w.base, path)
@@ -66,7 +66,7 @@ func (w fileWatcher) wants(path, root string, typ int, dir bool) bool {
 	if w.re.MatchString(filepath.ToSlash(path)) {
 		return true
 	}
-	if root != "" && within(root, path) && path != root {
+	if root != "" && edit.Within(root, path) && path != root {
 		rel, err := filepath.Rel(root, path)
 		return err == nil && w.re.MatchString(filepath.ToSlash(rel))
 	}

@@ -269,7 +269,7 @@ func (m *Manager) route(path string) (string, *server, error) {
 	}
 	ceiling := ""
 	for _, r := range m.roots {
-		if within(r, abs) && len(r) > len(ceiling) {
+		if edit.Within(r, abs) && len(r) > len(ceiling) {
 			ceiling = r
 		}
 	}
@@ -485,7 +485,7 @@ func (m *Manager) FileRenamed(ctx context.Context, oldPath, newPath string) erro
 	newAbs, _ := filepath.Abs(newPath)
 	var errs []error
 	for _, p := range m.running() {
-		if within(p.srv.ceiling, oldAbs) || within(p.srv.ceiling, newAbs) {
+		if edit.Within(p.srv.ceiling, oldAbs) || edit.Within(p.srv.ceiling, newAbs) {
 			errs = append(errs, p.renamed(ctx, oldAbs, newAbs))
 		}
 	}

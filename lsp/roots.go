@@ -3,7 +3,8 @@ package lsp
 import (
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // FindRoot returns the project root for file: the nearest folder, from the
@@ -12,7 +13,7 @@ import (
 // ceiling. file must be inside ceiling; both are cleaned absolute paths.
 func FindRoot(file, ceiling string, markers []string) string {
 	dir := filepath.Dir(file)
-	for within(ceiling, dir) {
+	for edit.Within(ceiling, dir) {
 		for _, m := range markers {
 			if _, err := os.Lstat(filepath.Join(dir, m)); err == nil {
 				return dir
@@ -28,13 +29,4 @@ func FindRoot(file, ceiling string, markers []string) string {
 		dir = parent
 	}
 	return ceiling
-}
-
-// within reports whether path is root or below it.
-func within(root, path string) bool {
-	if root == path {
-		return true
-	}
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -279,7 +279,7 @@ func (p *proc) keepBacklog(evs []fileEvent) {
 		return
 	}
 	for _, e := range evs {
-		if !within(p.srv.ceiling, e.path) {
+		if !edit.Within(p.srv.ceiling, e.path) {
 			continue
 		}
 		if len(p.backlog) >= maxBacklog {
@@ -350,7 +350,7 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	)
 	resend := lost
 	for _, e := range evs {
-		if !within(s.ceiling, e.path) {
+		if !edit.Within(s.ceiling, e.path) {
 			continue
 		}
 		open := false
@@ -552,7 +552,7 @@ func (p *proc) skippedBases(m *Manager) []string {
 			roots := slices.Clone(m.roots)
 			m.mu.Unlock()
 			for _, r := range roots {
-				if within(r, fw.base) && skippedBetween(r, fw.base) {
+				if edit.Within(r, fw.base) && skippedBetween(r, fw.base) {
 					skipped = true
 					break
 				}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // inotifyMask is what every watched folder reports: entries created,
@@ -251,7 +253,7 @@ func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
 // (moved away or deleted).
 func (w *inotifyWatcher) removeTreeLocked(root string) {
 	for dir, wd := range w.dirs {
-		if within(root, dir) {
+		if edit.Within(root, dir) {
 			_, _ = syscall.InotifyRmWatch(w.fd, uint32(wd))
 			delete(w.dirs, dir)
 			delete(w.wds, wd)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // scanWatcher finds changes by comparing each file's size and modification
@@ -36,7 +38,7 @@ func (w *scanWatcher) add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.roots {
-		if within(r, root) && !skippedBetween(r, root) {
+		if edit.Within(r, root) && !skippedBetween(r, root) {
 			return // its walk covers it
 		}
 	}

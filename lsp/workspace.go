@@ -42,7 +42,7 @@ func (m *Manager) WorkspaceDiagnostics(ctx context.Context, root string, opts Di
 	}
 	var list []*server
 	for _, s := range m.servers {
-		if within(abs, s.root) || within(s.root, abs) {
+		if edit.Within(abs, s.root) || edit.Within(s.root, abs) {
 			list = append(list, s)
 		}
 	}
@@ -138,7 +138,7 @@ func (s *server) workspaceDiagnostics(ctx context.Context, root string, opts Dia
 		}
 		for _, it := range rep {
 			path, err := edit.PathFromURI(it.uri)
-			if err != nil || !within(root, path) {
+			if err != nil || !edit.Within(root, path) {
 				continue
 			}
 			fd := byURI[it.uri]

@@ -150,7 +150,7 @@ func plural(n int) string {
 
 func displayPath(root, p string) string {
 	if root != "" {
-		if rel, err := filepath.Rel(root, p); err == nil && within(filepath.Clean(root), p) {
+		if rel, err := filepath.Rel(root, p); err == nil && Within(filepath.Clean(root), p) {
 			return filepath.ToSlash(rel)
 		}
 	}

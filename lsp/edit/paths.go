@@ -67,16 +67,16 @@ func RootChecker(root string) (func(path string) error, error) {
 		if err != nil {
 			return fmt.Errorf("edit: check %s: %w", path, err)
 		}
-		if !within(real, resolved) {
+		if !Within(real, resolved) {
 			return fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, real)
 		}
 		return nil
 	}, nil
 }
 
-// within reports whether path is root or below it; both are clean and
-// absolute.
-func within(root, path string) bool {
+// Within reports whether path is root or below it; both are clean and
+// absolute. It compares names only: links are the caller's to resolve.
+func Within(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	if err != nil {
 		return false
