@@ -25,7 +25,6 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -271,7 +270,7 @@ var sessionMethods = map[string]bool{"session/new": true, "session/load": true, 
 // filesChanged); everything else, above all the agent's session/update
 // stream, skips its handlers.
 func (a *Adapter) Passes(toAgent bool, method string) bool {
-	return !strings.HasPrefix(method, "_lsp/") && !strings.HasPrefix(method, "lsp/")
+	return !lspext.InNamespace(method)
 }
 
 // FromClient implements proxy.Component: it reads the editor's offer in

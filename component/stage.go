@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -91,13 +90,7 @@ func (st *Stage) Nonblocking() {}
 // notifications it caches, so an agent's session/update stream (and
 // everything else) skips its handlers.
 func (st *Stage) Passes(toAgent bool, method string) bool {
-	return !toAgent || !isLSPName(method)
-}
-
-// isLSPName reports whether method is an LSP extension name in either
-// spelling (`_lsp/x`, `lsp/x`), without building the canonical one.
-func isLSPName(method string) bool {
-	return strings.HasPrefix(method, "_lsp/") || strings.HasPrefix(method, "lsp/")
+	return !toAgent || !lspext.InNamespace(method)
 }
 
 // Run implements proxy.Runner: it starts the listeners before any message

@@ -61,6 +61,13 @@ func Canonical(method string) (string, bool) {
 	return "", false
 }
 
+// InNamespace reports whether method starts with either spelling's prefix
+// (`_lsp/`, `lsp/`). Unlike Canonical it builds nothing, for the chain's
+// per-message checks.
+func InNamespace(method string) bool {
+	return strings.HasPrefix(method, "_lsp/") || strings.HasPrefix(method, "lsp/")
+}
+
 // Bare returns the `lsp/x` spelling of an extension method name.
 func Bare(method string) string {
 	return strings.TrimPrefix(method, "_")
