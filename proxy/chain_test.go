@@ -81,12 +81,22 @@ func startChain(t *testing.T, comps ...Component) *harness {
 // hold is closed.
 func startChainHeld(t *testing.T, hold <-chan struct{}, comps ...Component) *harness {
 	t.Helper()
+	return startChainSetUp(t, hold, nil, comps...)
+}
+
+// startChainSetUp is startChainHeld with setup run on the chain before it
+// starts (nil: none), for tests that watch its internals.
+func startChainSetUp(t *testing.T, hold <-chan struct{}, setup func(*Chain), comps ...Component) *harness {
+	t.Helper()
 	c, cep := newPeerPair(hold)
 	cep.opts.ReplyParseErrors = true
 	a, aep := newPeerPair(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{client: c, agent: a, done: make(chan error, 1), cancel: cancel}
 	ch := NewChain(Config{Client: cep, Agent: aep, Components: comps})
+	if setup != nil {
+		setup(ch)
+	}
 	go func() { h.done <- ch.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
@@ -459,7 +469,23 @@ func (o *origin) Run(ctx context.Context, hop *Hop) error {
 func TestPasserKeepsOrder(t *testing.T) {
 	p := &picky{release: make(chan struct{}), holding: make(chan struct{}, 1)}
 	o := &origin{ch: make(chan string)}
-	h := startChain(t, o, p, Identity{})
+	// The agent can read 4 before picky's worker gives the queue up;
+	// 5 is sent once it has, so it meets picky idle. Each give-up says
+	// how many messages the handler had seen by then (it may give up
+	// after 3 too, when 4 reaches the queue late).
+	idle := make(chan int, 8)
+	h := startChainSetUp(t, nil, func(c *Chain) {
+		for _, n := range c.nodes {
+			if n.comp == Component(p) {
+				n.q[down].released = func() {
+					p.mu.Lock()
+					seen := len(p.seen)
+					p.mu.Unlock()
+					idle <- seen
+				}
+			}
+		}
+	}, o, p, Identity{})
 	note := func(method string, i int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":{"i":%d}}`, method, i)
 	}
@@ -478,6 +504,11 @@ func TestPasserKeepsOrder(t *testing.T) {
 	for _, want := range []string{note("_see", 2), note("_pass", 3), req} {
 		if got := h.agent.recv(t); got != want {
 			t.Fatalf("agent got %s, want %s", got, want)
+		}
+	}
+	for seen := range idle {
+		if seen == 3 { // 2, 3 and 4: the give-up after 4
+			break
 		}
 	}
 	h.client.send(t, note("_pass", 5))

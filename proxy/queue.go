@@ -20,6 +20,10 @@ type queue struct {
 	head   int
 	busy   bool
 	closed bool
+	// released, when set (tests only, before the chain runs), is called
+	// each time the holder gives the queue up empty: the moment a Passer
+	// becomes idle again, which nothing on the wire shows.
+	released func()
 }
 
 func newQueue() *queue {
@@ -60,12 +64,17 @@ func (q *queue) idle() bool {
 // is none (or the queue is closed) it gives the queue up and returns false.
 func (q *queue) next() (*Message, bool) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.closed || q.head == len(q.items) {
 		q.busy = false
+		q.mu.Unlock()
+		if q.released != nil {
+			q.released()
+		}
 		return nil, false
 	}
-	return q.popLocked(), true
+	m := q.popLocked()
+	q.mu.Unlock()
+	return m, true
 }
 
 // claim waits until there is a message and nobody holds the queue, then
