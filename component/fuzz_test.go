@@ -42,7 +42,7 @@ func FuzzServerAnswers(f *testing.F) {
 // FuzzAppendMCPServer checks the setup patch on arbitrary params: it either
 // refuses or returns valid JSON holding the entry.
 func FuzzAppendMCPServer(f *testing.F) {
-	for _, s := range []string{`{"cwd":"/x","mcpServers":[]}`, `{"cwd":"/x"}`, `{"mcpServers":null}`, `[]`, `{"mcpServers":{}}`, `{"a":1,"mcpServers":[{"name":"q"}] }`} {
+	for _, s := range []string{`{"cwd":"/x","mcpServers":[]}`, `{"cwd":"/x"}`, `{"mcpServers":null}`, `[]`, `{"mcpServers":{}}`, `{"a":1,"mcpServers":[{"name":"q"}] }`, `{"mCpserverS":{}}`} {
 		f.Add([]byte(s))
 	}
 	entry := json.RawMessage(`{"name":"acp-lsp","command":"/bin/acp-lsp","args":[],"env":[]}`)
@@ -54,10 +54,16 @@ func FuzzAppendMCPServer(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("invalid JSON %s from %s", out, b)
 		}
-		var v struct {
-			MCPServers []json.RawMessage `json:"mcpServers"`
+		// A map, not a struct: encoding/json matches struct fields without
+		// regard to case, so a sibling key such as "mCpserverS" would be
+		// taken for the list. ACP's key is exactly "mcpServers".
+		var v map[string]json.RawMessage
+		var list []json.RawMessage
+		err = json.Unmarshal(out, &v)
+		if err == nil {
+			err = json.Unmarshal(v["mcpServers"], &list)
 		}
-		if err := json.Unmarshal(out, &v); err != nil || len(v.MCPServers) == 0 || string(v.MCPServers[len(v.MCPServers)-1]) != string(entry) {
+		if err != nil || len(list) == 0 || string(list[len(list)-1]) != string(entry) {
 			t.Fatalf("entry not last in %s (from %s): %v", out, b, err)
 		}
 	})
