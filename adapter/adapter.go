@@ -373,8 +373,9 @@ func isExt(method string) bool {
 	return ok
 }
 
-// take answers an `_lsp/*` request from its own goroutine, so the pipeline
-// keeps flowing while a server or the editor works.
+// take answers an `_lsp/*` request off the pipeline (Hop.Answer), so it
+// keeps flowing while a server or the editor works. The component's own
+// requests are then served on the goroutine that waits for them.
 func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	method, _ := lspext.Canonical(m.Method)
 	params := m.Params()
@@ -382,27 +383,18 @@ func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	synced := a.synced
 	a.mu.Unlock()
 	a.wg.Add(1)
-	go func() {
+	hop.Answer(m, func() (json.RawMessage, error) {
 		defer a.wg.Done()
 		awaitSync(ctx, synced)
 		res, err := a.serve(ctx, hop, method, params)
 		if err != nil {
-			e := rpcError(ctx, method, err)
-			hop.ReplyError(m, e.Code, e.Message, dataOf(e))
-			return
+			return nil, rpcError(ctx, method, err)
 		}
 		if len(res) == 0 {
 			res = json.RawMessage("null")
 		}
-		hop.Reply(m, res)
-	}()
-}
-
-func dataOf(e *proxy.Error) any {
-	if len(e.Data) == 0 {
-		return nil
-	}
-	return e.Data
+		return res, nil
+	})
 }
 
 // filesChanged resyncs local servers after the tool wrote files, and

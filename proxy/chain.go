@@ -27,7 +27,8 @@ import (
 //     other direction, or another goroutine) queues and never blocks.
 //   - A handler may take a request and answer it later (Hop.Reply, from any
 //     goroutine), e.g. after a slow language-server call; the pipeline does
-//     not wait. ctx of a request lives until the request is answered or
+//     not wait. Hop.Answer does this for it, and runs the work on the
+//     goroutine of a component's Call* waiting for that very request. ctx of a request lives until the request is answered or
 //     passed on, and is cancelled when the sender cancels it
 //     ($/cancel_request) or the chain stops.
 //   - A handler must not block waiting for Hop.CallAgent/CallClient: the
@@ -207,6 +208,39 @@ type driver struct {
 	// before it waits for more input (see IdleNotifier), so a burst read
 	// at once is written at once.
 	batch bool
+	// slot, when set, is the Call* whose request this driver delivers:
+	// the handler that takes the request may leave its work there
+	// (Hop.Answer), to be run by the caller, which waits anyway.
+	slot *slot
+	// inner marks the goroutine of a Call* or of Hop.Answer's work. It
+	// stops short of ends and of components that write to a pipe: a
+	// caller must stay free to give up when its ctx ends, and a pipe may
+	// be full.
+	inner bool
+}
+
+// drives reports whether a send delivered by drv to nx runs nx's handler
+// on drv's goroutine (when nx is idle) rather than queueing for a worker.
+func (drv *driver) drives(nx *node) bool {
+	return drv != nil && !(drv.inner && (nx.end || nx.flusher != nil))
+}
+
+// slot holds the work a handler left for a waiting Call* (Hop.Answer).
+// It takes one function, and none once the caller has looked.
+type slot struct{ f atomic.Pointer[func()] }
+
+// shut is what a looked-at slot holds.
+var shut = new(func())
+
+// put leaves f for the caller, if the slot is still open.
+func (s *slot) put(f func()) bool { return s.f.CompareAndSwap(nil, &f) }
+
+// take closes the slot and returns what was left in it, or nil.
+func (s *slot) take() func() {
+	if p := s.f.Swap(shut); p != nil && p != shut {
+		return *p
+	}
+	return nil
 }
 
 // driving returns the driver to continue on for a send in direction d.
@@ -241,6 +275,45 @@ func (h *Hop) Reply(req *Message, result json.RawMessage) {
 func (h *Hop) ReplyError(req *Message, code int, message string, data any) {
 	d := h.n.replyDir(req)
 	h.n.send(d, NewErrorResponse(req.ID, code, message, data), h.driving(d))
+}
+
+// Answer takes req, a request the handler holds, and answers it with what
+// f returns, without holding up the pipeline while f works (f may wait
+// for a language server or another Call*). f runs once the handler has
+// returned: on the goroutine of the Call* that sent req, when a component
+// of this chain is waiting for it with nothing queued ahead (which spares
+// the two goroutine switches of a hand-off each way), otherwise on a
+// goroutine of its own. Either way the answer is delivered on that
+// goroutine when the hops it crosses are idle. An *Error from f is sent as
+// that JSON-RPC error, any other error as -32603. Call Answer at most once
+// per request, from the handler, and do not also Reply.
+func (h *Hop) Answer(req *Message, f func() (json.RawMessage, error)) {
+	n := h.n
+	run := func() {
+		res, err := f()
+		var m *Message
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				e = &Error{Code: CodeInternalError, Message: err.Error()}
+			}
+			var data any
+			if len(e.Data) > 0 {
+				data = e.Data
+			}
+			m = NewErrorResponse(req.ID, e.Code, e.Message, data)
+		} else {
+			m = NewResponse(req.ID, res)
+		}
+		d := n.replyDir(req)
+		// This goroutine holds nothing and only ends after the send, so it
+		// may deliver the answer itself rather than wake a worker.
+		n.send(d, m, &driver{dir: d, inner: true})
+	}
+	if drv := h.drv.Load(); drv != nil && drv.slot != nil && drv.slot.put(run) {
+		return
+	}
+	go run()
 }
 
 // CallAgent sends a request originated by the component toward the agent
@@ -331,7 +404,7 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed 
 			nx = nx.next(d)
 		}
 	}
-	return nx, nx.q[d].push(m, drv != nil)
+	return nx, nx.q[d].push(m, drv.drives(nx))
 }
 
 // drain delivers n's queued messages in direction d on the calling
@@ -352,6 +425,33 @@ func (n *node) drain(d direction, drv *driver) {
 		return
 	}
 	n.flush()
+}
+
+// deliverThrough delivers n's queue for direction d up to and including
+// last, which the caller pushed after claiming the queue, then hands the
+// queue on: whatever arrived since is a worker's, so the caller is
+// not kept from its own work by messages that are not its own.
+func (n *node) deliverThrough(d direction, last *Message, drv *driver) {
+	// Messages queued ahead of last get a driver without the slot: their
+	// handlers' work is not the caller's to run.
+	plain := &driver{dir: d, inner: true}
+	for {
+		m, ok := n.q[d].next()
+		if !ok {
+			// Closed, or delivered in full: next gave the queue up.
+			break
+		}
+		if m != last {
+			n.receive(d, m, plain)
+			continue
+		}
+		n.receive(d, m, drv)
+		n.q[d].handOff()
+		break
+	}
+	if n.flusher != nil {
+		n.flush()
+	}
 }
 
 // flush writes out what n buffered.
@@ -438,11 +538,27 @@ func (n *node) call(ctx context.Context, d direction, method string, params json
 	waiter := make(chan *Message, 1)
 	req := NewRequest(json.RawMessage("0"), method, params)
 	h := &n.h[d]
+	nx := n.next(d)
 	h.sendMu.Lock()
 	req = n.register(d, req, waiter)
 	n.c.trace(n, d, req)
-	n.next(d).q[d].push(req, false)
+	// The caller holds nothing and waits anyway: when the next hop is
+	// idle it delivers the request itself, and runs the work of a handler
+	// that takes it (Hop.Answer), rather than wake a worker for each.
+	drv := &driver{dir: d, slot: &slot{}, inner: true}
+	claimed := nx.q[d].push(req, drv.drives(nx))
 	h.sendMu.Unlock()
+	if claimed {
+		nx.deliverThrough(d, req, drv)
+		if f := drv.slot.take(); f != nil {
+			// Busy with the work, this goroutine cannot watch ctx: the
+			// cancel goes out as it would have, and the work, whose ctx
+			// it cancels, ends early.
+			stop := context.AfterFunc(ctx, func() { n.abandon(d, req.ID) })
+			f()
+			stop()
+		}
+	}
 	select {
 	case resp := <-waiter:
 		if resp == nil {
@@ -457,22 +573,31 @@ func (n *node) call(ctx context.Context, d direction, method string, params json
 		}
 		return resp.Result(), nil
 	case <-ctx.Done():
-		n.mu.Lock()
-		_, still := h.pending[idKey(req.ID)]
-		delete(h.pending, idKey(req.ID))
-		n.mu.Unlock()
-		if still {
-			params, _ := json.Marshal(struct {
-				RequestID json.RawMessage `json:"requestId"`
-			}{req.ID})
-			c := NewNotification(MethodCancelRequest, params)
-			h.sendMu.Lock()
-			n.c.trace(n, d, c)
-			n.next(d).q[d].push(c, false)
-			h.sendMu.Unlock()
-		}
+		n.abandon(d, req.ID)
 		return nil, fmt.Errorf("call %s: %w", method, ctx.Err())
 	}
+}
+
+// abandon forgets the Call* request id sent in direction d and, unless
+// its answer already came, tells the next hop with $/cancel_request. It
+// may run more than once for one request: only the first sends.
+func (n *node) abandon(d direction, id json.RawMessage) {
+	h := &n.h[d]
+	n.mu.Lock()
+	_, still := h.pending[idKey(id)]
+	delete(h.pending, idKey(id))
+	n.mu.Unlock()
+	if !still {
+		return
+	}
+	params, _ := json.Marshal(struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}{id})
+	c := NewNotification(MethodCancelRequest, params)
+	h.sendMu.Lock()
+	n.c.trace(n, d, c)
+	n.next(d).q[d].push(c, false)
+	h.sendMu.Unlock()
 }
 
 // receive handles a message that arrived at n traveling in direction d,

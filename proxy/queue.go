@@ -77,6 +77,21 @@ func (q *queue) next() (*Message, bool) {
 	return m, true
 }
 
+// handOff gives the queue up after its holder delivered only part of it:
+// an idle worker is woken for whatever is left.
+func (q *queue) handOff() {
+	q.mu.Lock()
+	q.busy = false
+	empty := q.closed || q.head == len(q.items)
+	if !empty {
+		q.cond.Signal()
+	}
+	q.mu.Unlock()
+	if empty && q.released != nil {
+		q.released()
+	}
+}
+
 // claim waits until there is a message and nobody holds the queue, then
 // holds it and returns the message; false once the queue is closed.
 func (q *queue) claim() (*Message, bool) {
