@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -680,11 +681,16 @@ func (c *Component) PromptContext(acpSessionID string) string {
 		s.mu.Lock()
 		seen := s.reported[uri]
 		now := map[string]bool{}
+		nth := map[string]int{}
 		for _, d := range diags {
 			if d.Severity > 2 || (d.Severity == 2 && !c.cfg.InjectWarnings) {
 				continue
 			}
-			key := fmt.Sprintf("%d:%s", d.Range.Start.Line, d.Message)
+			// A problem is known by its message and which occurrence of
+			// that message it is, not by its line: an edit above it moves
+			// it without making it new.
+			nth[d.Message]++
+			key := strconv.Itoa(nth[d.Message]) + ":" + d.Message
 			now[key] = true
 			if seen[key] {
 				continue

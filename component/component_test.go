@@ -714,3 +714,41 @@ func TestWorkspaceSymbolsKeepRank(t *testing.T) {
 		at = i
 	}
 }
+
+// TestContextNewProblemsOnly: across turns, the injected block names a
+// problem once; one moved by an edit above it is not new, a second
+// occurrence of the same message is, and a fixed one seen again is.
+func TestContextNewProblemsOnly(t *testing.T) {
+	c, s, _, _ := setup(t, Config{})
+	c.Bind(s, "s1")
+	uri := edit.URIFromPath(filepath.Join(s.Root, "a.go"))
+	diag := func(line int, msg string) string {
+		return fmt.Sprintf(`{"range":{"start":{"line":%d,"character":0},"end":{"line":%d,"character":1}},"severity":1,"message":%q}`, line, line, msg)
+	}
+	for _, turn := range []struct {
+		name  string
+		diags []string
+		want  []string // lines of the block, "" for no block
+	}{
+		{"first errors", []string{diag(2, "undefined: x"), diag(5, "missing return")}, []string{"a.go:3:1: error: undefined: x", "a.go:6:1: error: missing return"}},
+		{"moved down by an edit above", []string{diag(4, "undefined: x"), diag(7, "missing return")}, nil},
+		{"a second undefined: x", []string{diag(4, "undefined: x"), diag(7, "missing return"), diag(9, "undefined: x")}, []string{"a.go:10:1: error: undefined: x"}},
+		{"one fixed", []string{diag(4, "undefined: x"), diag(7, "missing return")}, nil},
+		{"all fixed", nil, nil},
+		{"back again", []string{diag(4, "undefined: x")}, []string{"a.go:5:1: error: undefined: x"}},
+	} {
+		t.Run(turn.name, func(t *testing.T) {
+			p, _ := json.Marshal(lspext.PublishDiagnosticsParams{URI: uri, Diagnostics: json.RawMessage("[" + strings.Join(turn.diags, ",") + "]"), Native: true})
+			c.HandleNotification(t.Context(), "lsp/publishDiagnostics", p)
+			c.markTouched(uri)
+			got := c.PromptContext("s1")
+			var lines []string
+			if got != "" {
+				lines = strings.Split(strings.TrimSuffix(got, "\n"), "\n")[1:]
+			}
+			if diff := cmp.Diff(turn.want, lines); diff != "" {
+				t.Errorf("block (-want +got):\n%s\nwhole block: %q", diff, got)
+			}
+		})
+	}
+}
