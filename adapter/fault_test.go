@@ -177,6 +177,29 @@ func TestEditorDiagnosticReport(t *testing.T) {
 	})
 }
 
+// TestEditorWorkspaceReportSaysItsReach: a workspace-wide report through
+// the editor's per-file _lsp/diagnostics covers only the files the editor
+// has reported on, and its verdict says so, so a clean answer is not taken
+// for the whole workspace.
+func TestEditorWorkspaceReportSaysItsReach(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tc := startChain(t, Config{NoLocal: true}, false)
+		tc.initialize(t, `{"lsp":{"methods":["_lsp/diagnostics"]}}`, "")
+		se := tc.runEditor(func(m msg) reply { return reply{result: `[]`} })
+		tc.editor.send(t, `{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":"file:///w/a.go","diagnostics":[]}}`)
+		tc.agent.recv(t)
+		tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{}}`)
+		m := tc.agent.recv(t)
+		want := `{"files":[{"uri":"file:///w/a.go","diagnostics":[],"server":"editor"}],` +
+			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"workspace: only the 1 file the editor has reported on; files it has not opened were not checked"}]}`
+		if m.Error != nil || string(m.Result) != want {
+			t.Errorf("got %s\nwant result %s", m.Raw, want)
+		}
+		tc.cancel()
+		<-se.done
+	})
+}
+
 // TestReferenceThroughPassthrough: an agent's reference request (1-based)
 // reaches an editor that offers only the raw passthrough as the LSP
 // request it stands for (0-based), and the native answer comes back in

@@ -351,8 +351,12 @@ const editorServerName = "editor"
 // "no problems".
 func (a *Adapter) editorDiagnostics(ctx context.Context, hop *proxy.Hop, p lspext.DiagnosticReportParams) (*lspext.DiagnosticReportResult, error) {
 	uris := p.URIs
+	held := "as the editor currently holds them"
 	if len(uris) == 0 {
+		// The editor is asked per file and knows only the files it
+		// reported on: a clean answer for these says nothing of the rest.
 		uris = a.knownURIs()
+		held = fmt.Sprintf("workspace: only the %s the editor has reported on; files it has not opened were not checked", plural(len(uris), "file"))
 	}
 	type answer struct {
 		diags json.RawMessage
@@ -398,7 +402,7 @@ func (a *Adapter) editorDiagnostics(ctx context.Context, hop *proxy.Hop, p lspex
 		}
 		out.Files = append(out.Files, lspext.FileDiagnostics{URI: uris[i], Diagnostics: ans.diags, Server: editorServerName})
 		out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: editorServerName, Verdict: lspext.VerdictFresh, URIs: []string{uris[i]},
-			Detail: "as the editor currently holds them"})
+			Detail: held})
 	}
 	return out, nil
 }
