@@ -149,18 +149,9 @@ func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session
 	}
 	defer c.fast.remove(key)
 	res := s.toolResult(ctx, req.args)
-	result, err := marshalNoEscape(res)
+	out, err := encodeResponse(req.id, res)
 	if err != nil {
 		// The SDK would fail the same way; let it say so.
-		replay()
-		return false
-	}
-	out, err := marshalNoEscape(struct {
-		VersionTag string          `json:"jsonrpc"`
-		ID         any             `json:"id,omitempty"`
-		Result     json.RawMessage `json:"result,omitempty"`
-	}{"2.0", req.id, result})
-	if err != nil {
 		replay()
 		return false
 	}
@@ -409,6 +400,99 @@ func valueEnd(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// encodeResponse encodes the JSON-RPC response carrying res as the SDK
+// does, byte for byte. The tool's usual answer (one text, structured
+// content already encoded compact) is written in one pass: through
+// encoding/json each nested MarshalJSON result is scanned again to be
+// compacted, four passes over the structured content. Anything else takes
+// the SDK's own encoding.
+func encodeResponse(id any, res *mcp.CallToolResult) ([]byte, error) {
+	result, ok := encodeToolResult(res)
+	if !ok {
+		var err error
+		if result, err = marshalNoEscape(res); err != nil {
+			return nil, err
+		}
+	}
+	var idJSON []byte
+	switch id.(type) {
+	case int64, string:
+		var err error
+		if idJSON, err = marshalNoEscape(id); err != nil {
+			return nil, err
+		}
+	default:
+		return marshalNoEscape(struct {
+			VersionTag string          `json:"jsonrpc"`
+			ID         any             `json:"id,omitempty"`
+			Result     json.RawMessage `json:"result,omitempty"`
+		}{"2.0", id, result})
+	}
+	out := make([]byte, 0, len(result)+len(idJSON)+32)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, idJSON...)
+	out = append(out, `,"result":`...)
+	out = append(out, result...)
+	return append(out, '}'), nil
+}
+
+// encodeToolResult encodes res as the SDK's CallToolResult.MarshalJSON,
+// compacted, when res has the shape the tool gives: one plain text, and
+// structured content as compact JSON (json.Marshal's) or an error flag.
+// ok is false for any other shape.
+func encodeToolResult(res *mcp.CallToolResult) (out []byte, ok bool) {
+	if res == nil || len(res.Content) != 1 || res.Meta != nil || (res.IsError && res.StructuredContent != nil) {
+		return nil, false
+	}
+	tc, isText := res.Content[0].(*mcp.TextContent)
+	if !isText || tc.Meta != nil || tc.Annotations != nil {
+		return nil, false
+	}
+	var structured json.RawMessage
+	if res.StructuredContent != nil {
+		raw, isRaw := res.StructuredContent.(json.RawMessage)
+		if !isRaw || !compactJSON(raw) {
+			return nil, false
+		}
+		structured = raw
+	}
+	// The SDK encodes the text with json.Marshal: HTML characters escaped.
+	text, err := json.Marshal(tc.Text)
+	if err != nil {
+		return nil, false
+	}
+	out = make([]byte, 0, len(text)+len(structured)+64)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = append(out, text...)
+	out = append(out, "}]"...)
+	if structured != nil {
+		out = append(out, `,"structuredContent":`...)
+		out = append(out, structured...)
+	}
+	if res.IsError {
+		out = append(out, `,"isError":true`...)
+	}
+	return append(out, '}'), true
+}
+
+// compactJSON reports whether raw is JSON with no white space outside
+// strings, as json.Marshal writes it, so compacting it would change
+// nothing. raw is assumed valid (it comes from json.Marshal).
+func compactJSON(raw []byte) bool {
+	in := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case in && c == '\\':
+			i++
+		case c == '"':
+			in = !in
+		case !in && (c == ' ' || c == '\n' || c == '\t' || c == '\r'):
+			return false
+		}
+	}
+	return len(raw) > 0 && !in
 }
 
 // marshalNoEscape encodes v as the SDK's JSON-RPC layer does: like

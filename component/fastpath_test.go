@@ -428,3 +428,75 @@ func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// TestEncodeResponseMatchesSDK: the fast path's one-pass encoding of a
+// tool's answer is byte for byte what the SDK's JSON-RPC layer writes
+// (marshalNoEscape of the CallToolResult inside the response), for every
+// shape and awkward text, and shapes it does not know take the SDK's way.
+func TestEncodeResponseMatchesSDK(t *testing.T) {
+	listing, _ := json.Marshal(map[string]any{"title": "a <b> & \"c\"", "items": []int{1, 2}, "note": "\u2028"})
+	for _, tc := range []struct {
+		name string
+		id   any
+		res  *mcp.CallToolResult
+	}{
+		{"text and structure", int64(3), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "x.go:1:2 <T> & \"q\" é\n"}}, StructuredContent: json.RawMessage(listing)}},
+		{"id zero", int64(0), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "t"}}}},
+		{"string id", "a<b>", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "t"}}}},
+		{"error", int64(-1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "file is required"}}, IsError: true}},
+		{"control, invalid UTF-8, separators", int64(1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "\x00\x1f\xff\u2028\u2029\t"}}}},
+		{"empty text", int64(1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: ""}}}},
+		{"structure with spaces (not json.Marshal's)", int64(1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "t"}}, StructuredContent: json.RawMessage(`{ "a" : [1, 2] , "b":"x y" }`)}},
+		{"structure as a value", int64(1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "t"}}, StructuredContent: map[string]int{"a": 1}}},
+		{"two contents", int64(1), &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a"}, &mcp.TextContent{Text: "b"}}}},
+		{"meta", int64(1), &mcp.CallToolResult{Meta: mcp.Meta{"k": "v"}, Content: []mcp.Content{&mcp.TextContent{Text: "a"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			result, err := marshalNoEscape(tc.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshalNoEscape(struct {
+				VersionTag string          `json:"jsonrpc"`
+				ID         any             `json:"id,omitempty"`
+				Result     json.RawMessage `json:"result,omitempty"`
+			}{"2.0", tc.id, result})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := encodeResponse(tc.id, tc.res)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("got  %s, %v\nwant %s", got, err, want)
+			}
+		})
+	}
+}
+
+// BenchmarkEncodeResponse compares the fast path's encoding of a tool
+// answer with encoding/json's nested one (the SDK's), for a small answer
+// and a workspace-symbols-sized one.
+func BenchmarkEncodeResponse(b *testing.B) {
+	for _, n := range []int{3, 60} {
+		items := make([]item, n)
+		for i := range items {
+			items[i] = item{File: "checker/checker.go", Line: 52 + i, Column: 6, Label: "function ParseCheck", Context: "func ParseCheck(tree *parser.Tree, config *conf.Config) (reflect.Type, error) {"}
+		}
+		data, _ := json.Marshal(&listing{Title: "symbols", Items: items, Total: n})
+		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("checker/checker.go:52:6 function ParseCheck\n", n)}}, StructuredContent: json.RawMessage(data)}
+		b.Run(fmt.Sprintf("%d items/one pass", n), func(b *testing.B) {
+			for b.Loop() {
+				encodeResponse(int64(7), res)
+			}
+		})
+		b.Run(fmt.Sprintf("%d items/encoding-json", n), func(b *testing.B) {
+			for b.Loop() {
+				r, _ := marshalNoEscape(res)
+				marshalNoEscape(struct {
+					VersionTag string          `json:"jsonrpc"`
+					ID         any             `json:"id,omitempty"`
+					Result     json.RawMessage `json:"result,omitempty"`
+				}{"2.0", int64(7), r})
+			}
+		})
+	}
+}
