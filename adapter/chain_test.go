@@ -56,16 +56,7 @@ func (p *peer) send(t testing.TB, format string, args ...any) {
 // recv returns the next message.
 func (p *peer) recv(t testing.TB) msg {
 	t.Helper()
-	select {
-	case m, ok := <-p.in:
-		if !ok {
-			t.Fatalf("%s: closed", p.name)
-		}
-		return m
-	case <-time.After(wait):
-		t.Fatalf("%s: nothing arrived within %s", p.name, wait)
-	}
-	return msg{}
+	return p.Expect(t, wait)
 }
 
 // recvMethod returns the next message with method, passing over others

@@ -51,16 +51,7 @@ func (p *wirePeer) send(line string) { p.SendLine(line) }
 
 func (p *wirePeer) recv(t testing.TB) wireMsg {
 	t.Helper()
-	select {
-	case m, ok := <-p.in:
-		if !ok {
-			t.Fatalf("%s: closed", p.name)
-		}
-		return m
-	case <-time.After(chainWait):
-		t.Fatalf("%s: nothing arrived within %s", p.name, chainWait)
-	}
-	return wireMsg{}
+	return p.Expect(t, chainWait)
 }
 
 // stackChain is editor ⇄ adapter ⇄ component ⇄ agent over pipes, with an

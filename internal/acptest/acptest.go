@@ -19,6 +19,8 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -214,6 +216,19 @@ func (p *Peer) Recv(ctx context.Context) (Msg, error) {
 	case <-ctx.Done():
 		return Msg{}, fmt.Errorf("%s: nothing arrived: %w", p.name, ctx.Err())
 	}
+}
+
+// Expect is Recv for a test: it returns the next queued message and fails
+// t when the chain closed this side or nothing arrived within wait.
+func (p *Peer) Expect(t testing.TB, wait time.Duration) Msg {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	m, err := p.Recv(ctx)
+	if err != nil {
+		t.Fatalf("%v (waited %s)", err, wait)
+	}
+	return m
 }
 
 // RecvMethod returns the next queued message with method, and the
