@@ -346,3 +346,21 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 	}
 	tc.stopAndCheckProcesses(t, pids)
 }
+
+// fakeWorkspace builds the fake language server running script and a
+// workspace holding a.fk: it returns the workspace root (symlinks
+// resolved), the file, and the configuration of a server "fake" for .fk
+// files.
+func fakeWorkspace(t *testing.T, script fakelsp.Script) (root, file string, servers []lsp.ServerConfig) {
+	t.Helper()
+	bin := fakelsp.Build(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "script.json")
+	must(t, fakelsp.WriteScript(path, script))
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	file = filepath.Join(root, "a.fk")
+	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
+	servers = []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(path, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
+	return root, file, servers
+}

@@ -2,8 +2,6 @@ package adapter
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,15 +19,7 @@ import (
 // instead of "no results"; diagnostics get the indexing verdict and status
 // the indexing state.
 func TestIndexingPassedOn(t *testing.T) {
-	bin := fakelsp.Build(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "script.json")
-	must(t, fakelsp.WriteScript(script, fakelsp.Script{Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}))
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	must(t, err)
-	file := filepath.Join(root, "a.fk")
-	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
-	servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
+	root, file, servers := fakeWorkspace(t, fakelsp.Script{Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}})
 	opts := lsp.Options{Servers: servers}
 	opts.Timeouts.Request = lsp.Duration(time.Second)
 	tc := startChain(t, Config{LSP: opts}, false)

@@ -2,8 +2,6 @@ package adapter
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,15 +18,7 @@ import (
 // starting too. (The wait is far shorter than the fake's initialize, so
 // the outcome does not depend on the machine's speed.)
 func TestStartingSaid(t *testing.T) {
-	bin := fakelsp.Build(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "script.json")
-	must(t, fakelsp.WriteScript(script, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}}))
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	must(t, err)
-	file := filepath.Join(root, "a.fk")
-	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
-	servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
+	root, file, servers := fakeWorkspace(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}})
 	opts := lsp.Options{Servers: servers}
 	opts.Timeouts.Initialize = lsp.Duration(time.Hour)
 	opts.Timeouts.Shutdown = lsp.Duration(100 * time.Millisecond)

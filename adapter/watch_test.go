@@ -18,18 +18,10 @@ import (
 // which folders are not covered, so a "fresh" answer is not taken for
 // one that knows about changes made there.
 func TestWatchLimitSaid(t *testing.T) {
-	bin := fakelsp.Build(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "script.json")
-	must(t, fakelsp.WriteScript(script, fakelsp.Script{}))
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	must(t, err)
-	file := filepath.Join(root, "a.fk")
-	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
+	root, file, servers := fakeWorkspace(t, fakelsp.Script{})
 	for _, sub := range []string{"p", "q"} {
 		must(t, os.MkdirAll(filepath.Join(root, sub), 0o755))
 	}
-	servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
 	tc := startChain(t, Config{LSP: lsp.Options{Servers: servers, MaxWatchedDirs: 2}}, false)
 	tc.initialize(t, "", "")
 	tc.newSession(t, root)
@@ -61,15 +53,7 @@ func TestWatchLimitSaid(t *testing.T) {
 // server checked the file's current content), while the report carries
 // the note.
 func TestWatchNoteReferenceDiagnostics(t *testing.T) {
-	bin := fakelsp.Build(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "script.json")
-	must(t, fakelsp.WriteScript(script, fakelsp.Script{}))
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	must(t, err)
-	file := filepath.Join(root, "a.fk")
-	must(t, os.WriteFile(file, []byte("func Foo() {}\n"), 0o644))
-	servers := []lsp.ServerConfig{{Name: "fake", Command: bin, Args: fakelsp.Args(script, filepath.Join(dir, "record")), Extensions: []string{"fk"}}}
+	root, file, servers := fakeWorkspace(t, fakelsp.Script{})
 	tc := startChain(t, Config{LSP: lsp.Options{Servers: servers, MaxWatchedDirs: -1}}, false)
 	tc.initialize(t, "", "")
 	tc.newSession(t, root)
