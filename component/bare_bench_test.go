@@ -58,32 +58,9 @@ func BenchmarkManagerVsBare(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	var bareD, mgrD []time.Duration
-	for i := 0; b.Loop(); i++ {
-		one := func(f func() error, into *[]time.Duration) {
-			t0 := time.Now()
-			if err := f(); err != nil {
-				b.Fatal(err)
-			}
-			*into = append(*into, time.Since(t0))
-		}
-		viaBare := func() error { _, err := bare.Call(ctx, "textDocument/hover", params); return err }
-		viaMgr := func() error { _, err := m.Hover(ctx, file, pos); return err }
-		if i%2 == 0 {
-			one(viaBare, &bareD)
-			one(viaMgr, &mgrD)
-		} else {
-			one(viaMgr, &mgrD)
-			one(viaBare, &bareD)
-		}
-	}
-	med := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Nanoseconds())
-	}
-	b.ReportMetric(med(bareD), "bare-ns")
-	b.ReportMetric(med(mgrD), "manager-ns")
-	b.ReportMetric(med(mgrD)/med(bareD), "ratio")
+	pairBareManager(b,
+		func() error { _, err := bare.Call(ctx, "textDocument/hover", params); return err },
+		func() error { _, err := m.Hover(ctx, file, pos); return err })
 }
 
 // BenchmarkDiagnosticsManagerVsBare pairs diagnostics after an edit: the
@@ -150,6 +127,12 @@ func BenchmarkDiagnosticsManagerVsBare(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	pairBareManager(b, viaBare, viaMgr)
+}
+
+// pairBareManager times viaBare and viaMgr in turn, the first of each pair
+// alternating, and reports the median of each and their ratio.
+func pairBareManager(b *testing.B, viaBare, viaMgr func() error) {
 	var bareD, mgrD []time.Duration
 	one := func(f func() error, into *[]time.Duration) {
 		t0 := time.Now()

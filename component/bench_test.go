@@ -26,30 +26,8 @@ import (
 // component → lsp.Manager → gopls) with the same request sent straight
 // through the Manager, without the ACP chain (BenchmarkHoverChain has it).
 func BenchmarkHoverGopls(b *testing.B) {
-	peers.Require(b, "gopls")
-	root, _ := filepath.EvalSymlinks(b.TempDir())
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
-	main := filepath.Join(root, "main.go")
-	os.WriteFile(main, []byte(mainGo), 0o644)
-	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close(context.Background())
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, &managerBackend{m: m, anyFile: main})
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, main, cs := goplsTool(b, Config{}, mainGo)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs := connect(b, s)
 	args := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}}
 	if _, err := cs.CallTool(ctx, args); err != nil { // warm up gopls
 		b.Fatal(err)
@@ -147,30 +125,8 @@ func BenchmarkHoverChain(b *testing.B) {
 // returns once gopls published for the new version: the tool's added
 // latency over gopls's own publish time.
 func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
-	peers.Require(b, "gopls")
-	root, _ := filepath.EvalSymlinks(b.TempDir())
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
-	main := filepath.Join(root, "main.go")
-	os.WriteFile(main, []byte(mainGo), 0o644)
-	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer m.Close(context.Background())
-	c, err := New(Config{Executable: "/bin/acp-lsp", DiagnosticsWait: time.Minute}, &managerBackend{m: m, anyFile: main})
-	if err != nil {
-		b.Fatal(err)
-	}
+	m, main, cs := goplsTool(b, Config{DiagnosticsWait: time.Minute}, mainGo)
 	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs := connect(b, s)
 	args := &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "diagnostics", "file": "main.go"}}
 	// Each edit changes the error's argument, so every answer is new work.
 	n := 0

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -100,30 +102,7 @@ func main() {
 // gopls's exact message and a fresh verdict, definition, references,
 // hover, symbols, and a rename applied on disk.
 func TestRealGopls(t *testing.T) {
-	peers.Require(t, "gopls")
-	root, _ := filepath.EvalSymlinks(t.TempDir())
-	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
-	main := filepath.Join(root, "main.go")
-	os.WriteFile(main, []byte(brokenGo), 0o644)
-	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(context.Background())
-	c, err := New(Config{Executable: "/bin/acp-lsp", DiagnosticsWait: 60 * time.Second}, &managerBackend{m: m, anyFile: main})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, s)
+	_, main, cs := goplsTool(t, Config{DiagnosticsWait: 60 * time.Second}, brokenGo)
 
 	for _, tc := range []struct {
 		args map[string]any
@@ -147,4 +126,35 @@ func TestRealGopls(t *testing.T) {
 	if b, _ := os.ReadFile(main); strings.Count(string(b), "sum(") != 3 {
 		t.Errorf("rename not applied:\n%s", b)
 	}
+}
+
+// goplsTool starts the tool on a Go module holding main.go with text,
+// answered by a Manager with real gopls: it returns the Manager, main.go's
+// path and an MCP client session on the tool (all closed with t).
+func goplsTool(t testing.TB, cfg Config, text string) (*lsp.Manager, string, *mcp.ClientSession) {
+	t.Helper()
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	main := filepath.Join(root, "main.go")
+	os.WriteFile(main, []byte(text), 0o644)
+	m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	cfg.Executable = "/bin/acp-lsp"
+	c, err := New(cfg, &managerBackend{m: m, anyFile: main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, main, connect(t, s)
 }
