@@ -116,7 +116,30 @@ func BenchmarkHoverChain(b *testing.B) {
 	if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up gopls
 		b.Fatal(err, res)
 	}
-	pairedHover(b, ctx, cs, args, sc.adapter.Manager(), main)
+	b.Run("gosdk", func(b *testing.B) { pairedHover(b, ctx, cs, args, sc.adapter.Manager(), main) })
+	// raw: the same call from the smallest client, one POST read whole (the
+	// bench's -mcp-client lean), to tell the client's share from acp-lsp's.
+	c := sc.stage.Component()
+	rc := dialRaw(b, c, c.SessionByACP("S1"))
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`
+	b.Run("raw", func(b *testing.B) {
+		var tool, direct time.Duration
+		for b.Loop() {
+			t0 := time.Now()
+			if r := rc.post(b, body, nil); r.status != http.StatusOK || !strings.Contains(string(r.body), "func add") {
+				b.Fatal(r.status, string(r.body))
+			}
+			t1 := time.Now()
+			if _, err := sc.adapter.Manager().Hover(ctx, main, lsp.Position{Line: 4, Character: 5}); err != nil {
+				b.Fatal(err)
+			}
+			tool += t1.Sub(t0)
+			direct += time.Since(t1)
+		}
+		b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
+		b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
+		b.ReportMetric(float64(tool)/float64(direct), "ratio")
+	})
 }
 
 // BenchmarkDiagnosticsAfterEdit times an edit on disk followed by the
