@@ -200,6 +200,12 @@ func (p *proc) sync(path string) (document, error) {
 		uj, _ := encode(d.uri)
 		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":1,"text":%s}}`, uj, lid, tj))
 	} else {
+		if d.hash != sum {
+			// A new text (not the same one sent again) may change what
+			// the server says about every other open document: their
+			// diagnostics for their current versions could predate it.
+			p.markResendLocked(path)
+		}
 		d.version++
 		method = "textDocument/didChange"
 		uj, _ := encode(d.uri)
@@ -312,12 +318,19 @@ type dirStamp struct {
 }
 
 // markResend marks every open document but except to be sent again at
-// its next sync: the workspace changed under it. The excepted ones are
-// those the change was about, just synced: resending them would only
-// make the server check the same text once more before answering.
+// its next sync: the workspace changed under it, and a server that echoes
+// versions would otherwise seem to have reported on it already. Every
+// change told to a server marks the others this way, so of documents
+// changed together only the one sent last is not sent again: the server
+// may have checked the others before the rest reached it.
 func (p *proc) markResend(except ...string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.markResendLocked(except...)
+}
+
+// markResendLocked is markResend with p.mu held.
+func (p *proc) markResendLocked(except ...string) {
 	for path, d := range p.docs {
 		if !slices.Contains(except, path) {
 			d.resend = true
@@ -352,7 +365,11 @@ func (p *proc) notifyWatched(changes []fileChange) error {
 	if err != nil {
 		return err
 	}
-	return p.notify("workspace/didChangeWatchedFiles", raw)
+	err = p.notify("workspace/didChangeWatchedFiles", raw)
+	// Marked after the write: a document sent meanwhile by another
+	// goroutine may have gone out before it, so it is sent again too.
+	p.markResend()
+	return err
 }
 
 // closeIdle closes the documents other than keep that no request used for
@@ -514,7 +531,9 @@ func (p *proc) renamed(ctx context.Context, oldPath, newPath string) error {
 	if err != nil {
 		return err
 	}
-	return p.notify("workspace/didRenameFiles", raw)
+	err = p.notify("workspace/didRenameFiles", raw)
+	p.markResend()
+	return err
 }
 
 func renameParams(oldPath, newPath string) (json.RawMessage, error) {

@@ -326,14 +326,17 @@ func (m *Manager) closeWatch() {
 // change twice (diagnostics after an edit took ~1.4x gopls's own publish
 // time). Should the resync close the document instead (now too large or
 // binary), its event is sent after all, so the server reads the disk.
-// Then, when any change concerns it (one it watches, or a file of its
-// languages), every other open document is sent again before its next
-// request, since its diagnostics may depend on the changed files (a server
-// that echoes versions would otherwise seem to have reported on it
-// already). Of the changed open documents only the last one sent is
-// spared: the server may have checked the others before the rest of the
-// batch reached it, and published for their current versions diagnostics
-// the rest would change (gopls did, after a rename touching two files).
+//
+// Every other open document is sent again before its next request once
+// any change concerning the server was told (or, for a file of its
+// languages it does not watch, happened untold), since its diagnostics may
+// depend on the changed files: a server that echoes versions would
+// otherwise seem to have reported on it already. Each change marks the
+// documents sent before it, so of the changed open documents only the
+// last one sent is spared: the server may have checked the others before
+// the rest reached it, and published for their current versions
+// diagnostics the rest would change (gopls did, after a rename touching
+// two files, also when the two changes reached acp-lsp in two batches).
 // A single changed open document is thus sent once, and never again.
 func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	s := p.srv
@@ -345,10 +348,9 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 		changes []fileChange
 		changed []string                  // open documents to resync
 		held    = map[string]fileChange{} // their watched events, sent only if the resync closes them
-		synced  []string
 		errs    []error
 	)
-	resend := lost
+	untold := lost
 	for _, e := range evs {
 		if !edit.Within(s.ceiling, e.path) {
 			continue
@@ -376,16 +378,17 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 		switch {
 		case tell && open:
 			held[e.path] = fileChange{URI: edit.URIFromPath(e.path), Type: e.typ}
-			resend = true
 		case tell:
 			changes = append(changes, fileChange{URI: edit.URIFromPath(e.path), Type: e.typ})
-			resend = true
-		case !e.dir && s.cfg.Serves(e.path):
-			resend = true
+		case !open && !e.dir && s.cfg.Serves(e.path):
+			untold = true
 		}
 	}
 	if err := p.notifyWatched(changes); err != nil {
 		errs = append(errs, err)
+	}
+	if untold {
+		p.markResend()
 	}
 	var closed []fileChange
 	for _, path := range changed {
@@ -398,15 +401,10 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 			if ch, ok := held[path]; ok && !open && !errors.Is(err, fs.ErrNotExist) {
 				closed = append(closed, ch)
 			}
-		} else {
-			synced = append(synced, path)
 		}
 	}
 	if err := p.notifyWatched(closed); err != nil {
 		errs = append(errs, err)
-	}
-	if resend || len(synced) > 1 {
-		p.markResend(synced[max(len(synced)-1, 0):]...)
 	}
 	return errors.Join(errs...)
 }
