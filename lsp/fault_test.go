@@ -95,6 +95,10 @@ func newFaultEnvAt(t *testing.T, root string, s fakelsp.Script, tweak func(*Opti
 			Write: Duration(10 * time.Second), Idle: Duration(-1),
 		},
 		DiagnosticsSettle: 50 * time.Millisecond,
+		// Most tests script the exact traffic, which changes told as they
+		// are seen would make depend on timing; TestTellOnWrite turns it
+		// back on.
+		TellAtRequest: true,
 	}
 	if tweak != nil {
 		tweak(&opts)

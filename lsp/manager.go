@@ -84,6 +84,14 @@ type Options struct {
 	// covered. Negative turns watching off (only files a request names
 	// are synced from disk).
 	MaxWatchedDirs int
+	// TellAtRequest holds the changes the file watcher sees until the next
+	// request, as with a watcher that has no events to wake on (the scan
+	// fallback). By default a file written and closed, moved or deleted is
+	// told to the running servers at once: the agent's write reaches
+	// gopls while the agent is still on its way to ask about it, so the
+	// diagnostics it asks for are computed by then. Tests that script the
+	// exact traffic set it.
+	TellAtRequest bool
 	// Connect, when set, replaces spawning a process: it returns a
 	// connection to a server for cfg at root. The Manager treats it as
 	// it treats a process (initialize, restarts, idle teardown,

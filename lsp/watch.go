@@ -137,6 +137,18 @@ type watchSet struct {
 	// note is why watching fell back or lost events; it joins the
 	// watcher's own note in status.
 	note string
+	// told is closed when the goroutine telling changes as they are
+	// seen has ended (nil: none runs).
+	told chan struct{}
+}
+
+// waker is a diskWatcher that signals when a change worth telling at once
+// was seen: a file written and closed, moved or deleted (not a write in
+// progress, whose half-written text would reach the server). The channel
+// has a buffer of one, so signals coalesce, and is closed when the
+// watcher is.
+type waker interface {
+	wakes() <-chan struct{}
 }
 
 // watchRoot watches a workspace root for changes; it runs before a
@@ -160,10 +172,24 @@ func (m *Manager) watchRoot(root string) {
 			m.log.Warn("file watching degraded", "err", err)
 		}
 		ws.w = w
+		if wk, ok := w.(waker); ok && !m.opts.TellAtRequest {
+			ws.told = make(chan struct{})
+			go m.tellChanges(wk.wakes(), ws.told)
+		}
 	}
 	w := ws.w
 	ws.mu.Unlock()
 	w.add(root)
+}
+
+// tellChanges tells the running servers about changes on disk as the
+// watcher signals them, until it closes. Signals coalesce while a round
+// runs, so a burst of writes is told in a few batches, not one per file.
+func (m *Manager) tellChanges(wake <-chan struct{}, done chan struct{}) {
+	defer close(done)
+	for range wake {
+		m.syncDiskQuiet()
+	}
 }
 
 // WatchStatus says how changes made on disk behind the client's back are
@@ -197,6 +223,9 @@ func (m *Manager) syncDisk(paths ...string) error {
 	ws := &m.watch
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	if ws.closed {
+		return nil
+	}
 	var evs []fileEvent
 	lost := false
 	if ws.w != nil {
@@ -310,10 +339,15 @@ func (p *proc) takeBacklog() (evs []fileEvent, lost, ok bool) {
 func (m *Manager) closeWatch() {
 	ws := &m.watch
 	ws.mu.Lock()
-	defer ws.mu.Unlock()
 	ws.closed = true
 	if ws.w != nil {
-		_ = ws.w.close()
+		_ = ws.w.close() // closes the wake channel
+	}
+	told := ws.told
+	ws.mu.Unlock()
+	// Not under ws.mu: a round in progress needs it to end.
+	if told != nil {
+		<-told
 	}
 }
 

@@ -51,6 +51,8 @@ type inotifyWatcher struct {
 	q      eventQueue
 	note   string
 	buf    []byte
+	wake   chan struct{} // see waker; closed by run as it ends
+	woken  bool          // wake is closed
 }
 
 func newInotify(maxDirs int) (*inotifyWatcher, error) {
@@ -67,7 +69,7 @@ func newInotify(maxDirs int) (*inotifyWatcher, error) {
 	}
 	w := &inotifyWatcher{f: f, rc: rc, fd: fd, done: make(chan struct{}), max: maxDirs,
 		wds: map[int32]string{}, dirs: map[string]int32{}, q: eventQueue{max: maxPendingEvents},
-		buf: make([]byte, 64<<10)}
+		buf: make([]byte, 64<<10), wake: make(chan struct{}, 1)}
 	go w.run()
 	return w, nil
 }
@@ -75,6 +77,12 @@ func newInotify(maxDirs int) (*inotifyWatcher, error) {
 // run reads events whenever the descriptor is readable, until close.
 func (w *inotifyWatcher) run() {
 	defer close(w.done)
+	defer func() {
+		w.mu.Lock()
+		w.woken = true
+		close(w.wake)
+		w.mu.Unlock()
+	}()
 	for {
 		err := w.rc.Read(func(fd uintptr) bool {
 			w.mu.Lock()
@@ -99,6 +107,8 @@ func (w *inotifyWatcher) add(root string) {
 	}
 	w.addTreeLocked(root, false)
 }
+
+func (w *inotifyWatcher) wakes() <-chan struct{} { return w.wake }
 
 func (w *inotifyWatcher) drain() ([]fileEvent, bool) {
 	w.mu.Lock()
@@ -162,6 +172,12 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 	}
 	path := filepath.Join(dir, name)
 	isDir := mask&syscall.IN_ISDIR != 0
+	if mask&(syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO|syscall.IN_MOVED_FROM|syscall.IN_DELETE) != 0 && !w.woken {
+		select {
+		case w.wake <- struct{}{}:
+		default: // a signal is pending already
+		}
+	}
 	switch {
 	case mask&(syscall.IN_CREATE|syscall.IN_MOVED_TO) != 0:
 		if isDir {

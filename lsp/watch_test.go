@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -487,6 +488,52 @@ func TestShellSplitBatchResend(t *testing.T) {
 	e.close()
 	want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
 		"didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
+	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
+		t.Fatalf("document traffic %q, want %q", got, want)
+	}
+}
+
+// TestTellOnWrite: an open file written and closed behind the client (by
+// the agent's shell, say) reaches the server at once, with no request: its
+// new version is published with nobody asking, and the diagnostics asked
+// for afterwards are that version's, with no second send. A write still in
+// progress is not told (the file is written in two parts, closed after
+// the second): had the first part been told, the traffic would show a
+// version for it and one more for the whole text.
+func TestTellOnWrite(t *testing.T) {
+	e := newFaultEnv(t, watcherScript, func(o *Options) { o.TellAtRequest = false })
+	e.wantHover() // started, registrations in, a.fk open
+	events, stop := e.m.Subscribe(16)
+	defer stop()
+	f, err := os.OpenFile(e.file, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("package fake\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("func Foo2() {}\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for told := false; !told; {
+		select {
+		case ev := <-events:
+			told = ev.Path == e.file && ev.Version == 2
+		case <-deadline.C:
+			t.Fatal("the write was not told to the server within 30s of its close")
+		}
+	}
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+	if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != 2 {
+		t.Fatalf("diagnostics after the write: %+v %v, want fresh version 2", rep.Files[0], err)
+	}
+	e.close()
+	want := []string{"didOpen a.fk 1", "didChange a.fk 2"}
 	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
 		t.Fatalf("document traffic %q, want %q", got, want)
 	}
