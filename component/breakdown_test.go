@@ -127,6 +127,12 @@ func BenchmarkDiagnosticsBreakdown(b *testing.B) { breakdown(b, "diagnostics") }
 // (on the bench's workspace, of a function used in three files).
 func BenchmarkReferencesBreakdown(b *testing.B) { breakdown(b, "references") }
 
+// BenchmarkSymbolsBreakdown is BenchmarkHoverBreakdown for workspace
+// symbols (on the bench's workspace, its query), direct being the same
+// workspace/symbol straight to the Manager: a large answer (44 symbols in
+// 13 files there) shows what the layers above the Manager do per result.
+func BenchmarkSymbolsBreakdown(b *testing.B) { breakdown(b, "symbols") }
+
 func breakdown(b *testing.B, action string) {
 	peers.Require(b, "gopls")
 	root, _ := filepath.EvalSymlinks(b.TempDir())
@@ -237,6 +243,16 @@ func breakdown(b *testing.B, action string) {
 		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "references", "file": refFile, "line": refLine, "symbol": refSymbol}}
 		direct = func() error {
 			_, err := a.Manager().References(ctx, filepath.Join(root, refFile), refPos, true)
+			return err
+		}
+		if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up
+			b.Fatal(err, res)
+		}
+	}
+	if action == "symbols" {
+		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "symbols", "query": refSymbol}}
+		direct = func() error {
+			_, err := a.Manager().Request(ctx, filepath.Join(root, refFile), "workspace/symbol", json.RawMessage(`{"query":"`+refSymbol+`"}`))
 			return err
 		}
 		if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up
