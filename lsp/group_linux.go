@@ -11,6 +11,17 @@ import (
 
 const sysPidfdOpen = 434
 
+// serverProcAttr puts a server in its own process group, so it is ended
+// as a group, and has the kernel kill it should acp-lsp die without
+// ending it (SIGKILL from an editor that lost patience: acpx sends it
+// 1.6 s after closing the agent's input). Its own group would otherwise
+// keep it running, orphaned. The signal follows the thread that started
+// it; Go ends no thread but one locked by a goroutine that exits, and
+// acp-lsp locks none.
+func serverProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
 // awaitGroup waits until no live process is left in process group pgid
 // (after it was sent SIGKILL), at most limit. Members that are not our
 // children (a server's own children, reparented when it exited) cannot be

@@ -187,7 +187,7 @@ func startProc(s *server) (*proc, error) {
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Dir = s.root
 	cmd.Env = append(s.mgr.env(), cfg.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = serverProcAttr()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
