@@ -94,6 +94,9 @@ func Run(ctx context.Context, opts Options) error {
 		stops = append(stops, func() { x.Stop(opts.Grace) })
 		comps = append(comps, x)
 	}
+	out, restore := output(opts.Out)
+	defer restore()
+	opts.Out = out
 	var client, agent proxy.Endpoint
 	if len(opts.Agent) == 0 {
 		pc := NewProxyConn(opts.In, opts.Out, log, opts.MaxLine)

@@ -59,3 +59,28 @@ func pollable(f *os.File) (*os.File, bool) {
 	// poller, so Close makes a blocked Read return.
 	return os.NewFile(uintptr(nfd), f.Name()), true
 }
+
+// output returns w as the client side's output for Run: when w is a
+// pipe or a socket (*os.File), as an editor's stdout is, a non-blocking
+// duplicate of it, which the proxy writes with raw system calls and
+// waits on through the Go runtime's poller (see proxy.Stream); anything
+// else is returned as it is. restore puts the descriptor back into
+// blocking mode, as the process found it: the flag belongs to the open
+// file description, which whoever started acp-lsp may go on writing to
+// after it ended.
+func output(w io.Writer) (out io.Writer, restore func()) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return w, func() {}
+	}
+	nb, ok := pollable(f)
+	if !ok {
+		return w, func() {}
+	}
+	return nb, func() {
+		nb.Close() // the chain closed it already, unless Run failed early
+		if sc, err := f.SyscallConn(); err == nil {
+			sc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
+		}
+	}
+}

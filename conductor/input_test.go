@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -61,4 +62,69 @@ func TestInput(t *testing.T) {
 			t.Fatalf("after the end: %v", err)
 		}
 	})
+}
+
+// TestOutput: a pipe is written through a non-blocking duplicate, and
+// restore leaves the pipe blocking, as the process found it; any other
+// writer is used as it is.
+func TestOutput(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	// os.Pipe's ends are non-blocking; an inherited stdout is not (Fd
+	// puts w into blocking mode).
+	w.Fd()
+	tests := []struct {
+		name    string
+		w       io.Writer
+		dup     bool
+		blocked bool // whether w's descriptor must block after restore
+	}{
+		{name: "os pipe", w: w, dup: true, blocked: true},
+		{name: "other writer", w: io.Discard},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, restore := output(tt.w)
+			if f, ok := out.(*os.File); tt.dup && (!ok || f == tt.w) {
+				t.Fatalf("output = %T, want a duplicate *os.File", out)
+			}
+			if !tt.dup && out != tt.w {
+				t.Fatalf("output = %T, want the writer itself", out)
+			}
+			if tt.dup && !nonblocking(t, w) {
+				t.Error("the duplicate is blocking")
+			}
+			if _, err := io.WriteString(out, "x\n"); err != nil {
+				t.Fatal(err)
+			}
+			restore()
+			if tt.blocked && nonblocking(t, w) {
+				t.Error("still non-blocking after restore")
+			}
+		})
+	}
+	buf := make([]byte, 2)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "x\n" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+}
+
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	// Not f.Fd(): it puts the descriptor into blocking mode.
+	sc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fl uintptr
+	var e syscall.Errno
+	sc.Control(func(fd uintptr) { fl, _, e = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0) })
+	if e != 0 {
+		t.Fatal(e)
+	}
+	return fl&syscall.O_NONBLOCK != 0
 }

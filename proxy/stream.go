@@ -28,6 +28,7 @@ type Stream struct {
 	opts StreamOptions
 	lr   *LineReader
 	hr   hookReader
+	raw  *rawFile // r read with raw system calls, or nil (see rawFile)
 	r    io.Reader
 	wmu  sync.Mutex
 	w    *bufio.Writer
@@ -55,7 +56,15 @@ func NewStream(r io.Reader, w io.Writer, opts StreamOptions) *Stream {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Stream{opts: opts, r: r, w: bufio.NewWriterSize(w, 64<<10), wc: w}
+	bw := io.Writer(w)
+	if rw := newRawFile(w); rw != nil {
+		bw = rw
+	}
+	s := &Stream{opts: opts, r: r, w: bufio.NewWriterSize(bw, 64<<10), wc: w}
+	if s.raw = newRawFile(r); s.raw != nil {
+		s.lr = NewLineReader(s.raw, opts.MaxLine)
+		return s
+	}
 	s.hr.r = r
 	s.lr = NewLineReader(&s.hr, opts.MaxLine)
 	return s
@@ -75,10 +84,17 @@ func (h *hookReader) Read(p []byte) (int, error) {
 	return h.r.Read(p)
 }
 
-// OnIdle implements IdleNotifier: Read calls f before each read of the
-// underlying reader, when no complete line is buffered. Call it before the
-// first Read.
-func (s *Stream) OnIdle(f func()) { s.hr.hook = f }
+// OnIdle implements IdleNotifier: Read calls f before it waits for
+// input, when no complete line is buffered (for a non-blocking pipe or
+// socket: when nothing more is buffered in the kernel either; for other
+// readers: before each read of the underlying reader). Call it before
+// the first Read.
+func (s *Stream) OnIdle(f func()) {
+	s.hr.hook = f
+	if s.raw != nil {
+		s.raw.idle = f
+	}
+}
 
 // Read implements Endpoint.
 func (s *Stream) Read() (*Message, error) {
