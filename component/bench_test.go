@@ -196,15 +196,17 @@ func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
 	b.ReportMetric(float64(tool)/float64(direct), "ratio")
 }
 
-// BenchmarkToolOverhead isolates the component's own work: a hover
-// answered by the canned backend (no server) against the floor, a call
-// refused before any work, over the same in-memory MCP session. The
-// difference is what the component adds per call.
+// BenchmarkToolOverhead isolates the component's own work: a hover and a
+// workspace-symbol query answered by the canned backend (no server)
+// against the floor, a call refused before any work, over the same
+// in-memory MCP session. The difference is what the component adds per
+// call.
 func BenchmarkToolOverhead(b *testing.B) {
 	root := b.TempDir()
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
 	fb := newFake()
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
+	fb.set("workspace/symbol", benchSymbols(b, root, b.TempDir()))
 	c, err := New(Config{Executable: "/bin/acp-lsp"}, fb)
 	if err != nil {
 		b.Fatal(err)
@@ -225,13 +227,15 @@ func BenchmarkToolOverhead(b *testing.B) {
 	}{
 		{"floor", map[string]any{"action": ""}},
 		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
+		{"symbols", map[string]any{"action": "symbols", "query": "ParseCheck"}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			p := &mcp.CallToolParams{Name: "lsp", Arguments: bc.args}
 			for b.Loop() {
-				if _, err := cs.CallTool(ctx, p); err != nil {
-					b.Fatal(err)
+				res, err := cs.CallTool(ctx, p)
+				if err != nil || res.IsError != (bc.name == "floor") {
+					b.Fatal(err, res)
 				}
 				fb.mu.Lock()
 				fb.requests = fb.requests[:0]
@@ -239,6 +243,81 @@ func BenchmarkToolOverhead(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSymbolsAnswer is the component's work for a workspace-symbol
+// query without the MCP session around it (BenchmarkToolOverhead has it):
+// the canned answer of benchSymbols decoded, checked, placed and
+// rendered, the tool result encoded as the HTTP fast path sends it.
+func BenchmarkSymbolsAnswer(b *testing.B) {
+	root := b.TempDir()
+	fb := newFake()
+	fb.set("workspace/symbol", benchSymbols(b, root, b.TempDir()))
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, fb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"action":"symbols","query":"ParseCheck"}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		res := s.toolResult(ctx, args)
+		if _, ok := encodeToolResult(res); !ok || res.IsError {
+			b.Fatal(res)
+		}
+		fb.mu.Lock()
+		fb.requests = fb.requests[:0]
+		fb.mu.Unlock()
+	}
+}
+
+// benchSymbols writes files like those the bench's workspace-symbol query
+// names and returns an answer shaped like gopls's to it: 44 symbols, 35 in
+// 8 files of root (30 KB each, up to three folders deep), 9 in 5 files of
+// outside, five folders deep like the standard library's.
+func benchSymbols(b *testing.B, root, outside string) string {
+	var body strings.Builder
+	body.WriteString("package x\n\n")
+	for i := range 1000 {
+		fmt.Fprintf(&body, "func ParseCheck%d() {}\n", i)
+	}
+	files := []struct {
+		dir  string
+		path string
+		n    int
+	}{
+		{root, "checker/checker_test.go", 24}, {root, "checker/checker.go", 1}, {root, "parser/parser.go", 1},
+		{root, "expr_test.go", 1}, {root, "test/coredns/coredns.go", 1}, {root, "internal/difflib/difflib.go", 4},
+		{root, "internal/testify/assert/assertions_test.go", 1}, {root, "test/bench/bench_call_test.go", 2},
+		{outside, "go/src/text/template/parse/parse.go", 2}, {outside, "go/src/regexp/syntax/parse.go", 3},
+		{outside, "go/src/vendor/golang.org/x/net/dns/dnsmessage/message.go", 1},
+		{outside, "go/src/crypto/internal/fips140/rsa/rsa.go", 2}, {outside, "go/src/net/http/h2_bundle.go", 1},
+	}
+	var syms []string
+	for i, f := range files {
+		path := filepath.Join(f.dir, f.path)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(body.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		// Older than the document cache's racy window, as a workspace's
+		// files are: kept, not read again every call.
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(path, old, old)
+		for j := range f.n {
+			line := 2 + (i*37+j*41)%1000
+			syms = append(syms, fmt.Sprintf(`{"name":"ParseCheck%d","kind":12,"location":{"uri":%q,"range":{"start":{"line":%d,"character":5},"end":{"line":%d,"character":19}}},"containerName":"x"}`, line-2, edit.URIFromPath(path), line, line))
+		}
+	}
+	return "[" + strings.Join(syms, ",") + "]"
 }
 
 // BenchmarkToolHTTP isolates the MCP-over-HTTP cost of a tool call with

@@ -715,6 +715,68 @@ func TestWorkspaceSymbolsKeepRank(t *testing.T) {
 	}
 }
 
+// TestRendererWithin: the renderer's check of an answer's paths, which
+// resolves links only where one is, says what the session's check says,
+// for every kind of path an answer can name.
+func TestRendererWithin(t *testing.T) {
+	_, s, _, _ := setup(t, Config{})
+	root := s.Root
+	outside, _ := filepath.EvalSymlinks(t.TempDir())
+	mk := func(path string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte("package x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, at string) {
+		if err := os.Symlink(target, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(filepath.Join(root, "sub", "deep", "b.go"))
+	mk(filepath.Join(outside, "secret.go"))
+	mk(filepath.Join(outside, "lib", "c.go"))
+	link(filepath.Join(outside, "secret.go"), filepath.Join(root, "out.go"))
+	link(outside, filepath.Join(root, "outdir"))
+	link(filepath.Join(root, "main.go"), filepath.Join(root, "in.go"))
+	link(filepath.Join(root, "sub"), filepath.Join(root, "insub"))
+	link(root, filepath.Join(outside, "toroot"))
+	link(filepath.Join(root, "main.go"), filepath.Join(outside, "tomain.go"))
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(root, "main.go"), true},
+		{filepath.Join(root, "sub", "deep", "b.go"), true},
+		{filepath.Join(root, "sub", "deep"), true},
+		{root, true},
+		{filepath.Join(root, "missing.go"), true},
+		{filepath.Join(root, "sub", "missing", "x.go"), true},
+		{filepath.Join(root, "in.go"), true},
+		{filepath.Join(root, "insub", "deep", "b.go"), true},
+		{filepath.Join(outside, "toroot", "main.go"), true},
+		{filepath.Join(outside, "tomain.go"), true},
+		{filepath.Join(root, "out.go"), false},
+		{filepath.Join(root, "outdir", "lib", "c.go"), false},
+		{filepath.Join(root, "outdir", "missing.go"), false},
+		{filepath.Join(outside, "lib", "c.go"), false},
+		{filepath.Join(outside, "missing.go"), false},
+		{"/", false},
+		{root + "/sub/../main.go", true},
+		{root + "/../x.go", false},
+	} {
+		r := s.newRenderer()
+		got := r.within(tc.path)
+		if got != tc.want || got != (s.check(tc.path) == nil) {
+			t.Errorf("within(%s) = %v, want %v (the session's check: %v)", tc.path, got, tc.want, s.check(tc.path))
+		}
+		// A second path in the same answer shares the directories seen.
+		if again := r.within(filepath.Join(filepath.Dir(tc.path), "main.go")); again != (s.check(filepath.Join(filepath.Dir(tc.path), "main.go")) == nil) {
+			t.Errorf("within(%s) after %s = %v, the session's check disagrees", filepath.Join(filepath.Dir(tc.path), "main.go"), tc.path, again)
+		}
+	}
+}
+
 // TestContextNewProblemsOnly: across turns, the injected block names a
 // problem once; one moved by an edit above it is not new, a second
 // occurrence of the same message is, and a fixed one seen again is.

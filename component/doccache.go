@@ -44,7 +44,17 @@ const (
 // os.ReadFile's.
 func (c *docCache) read(path string) (*position.Document, error) {
 	fi, err := os.Stat(path)
-	if err == nil {
+	if err != nil {
+		fi = nil
+	}
+	return c.readWith(path, fi)
+}
+
+// readWith is read with fi, a stat of path the caller took just before
+// (nil when it has none): a caller that looked at the file already saves
+// the one syscall a cached document costs.
+func (c *docCache) readWith(path string, fi os.FileInfo) (*position.Document, error) {
+	if fi != nil {
 		c.mu.Lock()
 		e, ok := c.m[path]
 		c.mu.Unlock()
