@@ -715,6 +715,50 @@ func TestWorkspaceSymbolsKeepRank(t *testing.T) {
 	}
 }
 
+// TestWorkspaceSymbolsDecode: the answer decodes as encoding/json decodes
+// it, odd answers too (other letter case, repeated or null fields, bad
+// UTF-8), and what encoding/json refuses is refused.
+func TestWorkspaceSymbolsDecode(t *testing.T) {
+	_, s, fb, _ := setup(t, Config{})
+	loc := `"location":{"uri":"file:///w/a.go","range":{"start":{"line":2,"character":5},"end":{"line":2,"character":8}}}`
+	for _, tc := range []struct {
+		name, raw string
+	}{
+		{"usual", `[{"name":"Parse","kind":12,"containerName":"p",` + loc + `,"tags":[1]},{"name":"Q","kind":5,` + loc + `}]`},
+		{"empty", `[]`},
+		{"null", `null`},
+		{"other case", `[{"Name":"Parse","KIND":12,"ContainerName":"p",` + strings.ReplaceAll(loc, `"uri"`, `"URI"`) + `}]`},
+		{"repeated field", `[{"name":"A","name":"B","kind":12,` + loc + `}]`},
+		{"null fields", `[{"name":null,"kind":null,"location":null}]`},
+		{"bad utf-8", "[{\"name\":\"a\xffb\",\"kind\":12," + loc + "}]"},
+		{"escapes", `[{"name":"a\u00e9\"b\\","kind":12,` + loc + `}]`},
+		{"fraction", `[{"name":"A","kind":12.5,` + loc + `}]`},
+		{"negative line", `[{"name":"A","kind":12,"location":{"uri":"x","range":{"start":{"line":-1,"character":0}}}}]`},
+		{"string kind", `[{"name":"A","kind":"12",` + loc + `}]`},
+		{"not a list", `{"name":"A"}`},
+		{"cut", `[{"name":"A","kind":12`},
+		{"trailing", `[] []`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fb.set("workspace/symbol", tc.raw)
+			got, err := s.workspaceSymbols(context.Background(), "q")
+			var want []symbolInfo
+			var werr error
+			if tc.raw != "null" {
+				werr = json.Unmarshal([]byte(tc.raw), &want)
+			}
+			if (err != nil) != (werr != nil) {
+				t.Fatalf("error %v, encoding/json's %v", err, werr)
+			}
+			if err == nil {
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("decoded (-encoding/json +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
 // TestRendererWithin: the renderer's check of an answer's paths, which
 // resolves links only where one is, says what the session's check says,
 // for every kind of path an answer can name.

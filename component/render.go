@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -471,7 +473,11 @@ func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]symbolI
 	}
 	var syms []symbolInfo
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &syms); err != nil {
+		// encoding/json's semantics on go-json-experiment's engine
+		// (built in already, for go.lsp.dev/protocol): this answer is the
+		// largest a tool call decodes (13 KB for 44 symbols on the bench's
+		// workspace), and this decodes it in less than half the time.
+		if err := jsonv1.Unmarshal(raw, &syms); err != nil {
 			return nil, fmt.Errorf("workspace symbols: malformed answer: %w", err)
 		}
 	}
