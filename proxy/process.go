@@ -60,7 +60,7 @@ func StartProcess(argv []string, opts ProcessOptions) (*Process, error) {
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
 	cmd.Stderr = opts.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = childProcAttr()
 	// Own pipes, not cmd.StdoutPipe: Wait must not close our read end
 	// before we have read what the child wrote just before exiting.
 	inR, stdin, err := os.Pipe()
