@@ -676,6 +676,11 @@ func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver)
 		// The handler may wait: what the reader wrote before goes out now.
 		n.c.flushDirty()
 	}
+	if !n.end || !n.comp.(*endComp).copies {
+		// A handler may keep m beyond this call; an endpoint other than a
+		// Stream may keep what it writes.
+		m.own()
+	}
 	hop := n.hop
 	if !n.end {
 		// A hop of its own for this call: sends made through it while the

@@ -41,6 +41,11 @@ func (q *queue) push(m *Message, drive bool) (claimed bool) {
 	if q.closed {
 		return false
 	}
+	if q.busy || !drive {
+		// Someone else may deliver m, after the caller went on reading:
+		// m must not point into the caller's read buffer any more.
+		m.own()
+	}
 	q.items = append(q.items, m)
 	if q.busy {
 		return false // the holder delivers it

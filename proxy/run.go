@@ -133,18 +133,38 @@ func NewChain(cfg Config) *Chain {
 		}
 		c.nodes = append(c.nodes, n)
 	}
-	add("client", &endComp{ep: cfg.Client})
+	add("client", &endComp{ep: cfg.Client, copies: writeCopies(cfg.Client)})
 	for _, comp := range cfg.Components {
 		add(comp.Name(), comp)
 	}
-	add("agent", &endComp{ep: cfg.Agent})
+	add("agent", &endComp{ep: cfg.Agent, copies: writeCopies(cfg.Agent)})
 	return c
+}
+
+// writeCopies reports whether ep's Write copies the message into its
+// own buffer and keeps no reference to it.
+func writeCopies(ep Endpoint) bool {
+	switch ep.(type) {
+	case *Stream, *Process:
+		return true
+	}
+	return false
 }
 
 // endComp writes what reaches an end to its endpoint.
 type endComp struct {
 	ep  Endpoint
 	err error
+	// copies is set when ep's Write keeps nothing of the message (a
+	// Stream, a Process), so a lent message needs no copy to reach it.
+	copies bool
+}
+
+// lender is implemented by endpoints that can lend the messages they
+// read (Stream.lendLines): the chain's reader copies a message only when
+// it could outlive its delivery.
+type lender interface {
+	lendLines()
 }
 
 func (e *endComp) Name() string { return "end" }
@@ -296,6 +316,11 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 	g := c.gates[d]
 	drv := &driver{dir: d}
 	var beforeWait func()
+	if l, ok := ep.(lender); ok {
+		// Every message read is delivered (or copied, see
+		// Message.own) before the next Read.
+		l.lendLines()
+	}
 	if in, ok := ep.(IdleNotifier); ok {
 		drv.batch = true
 		beforeWait = c.flushDirty

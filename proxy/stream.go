@@ -34,12 +34,32 @@ type Stream struct {
 	w    *bufio.Writer
 	wc   io.Writer
 	msgs []Message // slab the next messages read are taken from
+
+	// lend, set by the chain's reader (lendLines), makes Read return
+	// notifications whose Raw points into the read buffer (Message.lent)
+	// instead of a copy. The chain copies one (own) only when it could
+	// outlive its delivery on the reader's goroutine; one delivered
+	// straight to an end costs no copy and no allocation, and its
+	// Message is used again for the next one (last).
+	lend bool
+	last *Message // the last lent message, reused if it stayed lent
 }
 
-// newMessage returns a zero Message from the slab: one allocation per
-// msgSlab messages read instead of one each. A message kept by someone
-// keeps its slab alive, a few KiB.
+// lendLines implements lender.
+func (s *Stream) lendLines() { s.lend = true }
+
+// newMessage returns a zero Message: the last lent one when nobody took
+// it (see lend), else one from the slab, one allocation per msgSlab
+// messages read instead of one each. A message kept by someone keeps its
+// slab alive, a few KiB.
 func (s *Stream) newMessage() *Message {
+	if m := s.last; m != nil {
+		s.last = nil
+		if m.lent != nil {
+			*m = Message{}
+			return m
+		}
+	}
 	if len(s.msgs) == 0 {
 		s.msgs = make([]Message, msgSlab)
 	}
@@ -99,7 +119,7 @@ func (s *Stream) OnIdle(f func()) {
 // Read implements Endpoint.
 func (s *Stream) Read() (*Message, error) {
 	for {
-		line, err := s.lr.ReadLine()
+		line, lent, err := s.lr.readLine(s.lend)
 		if errors.Is(err, ErrLineTooLong) {
 			s.opts.Logger.Error("skipping a message over the size cap", "side", s.opts.Name, "err", err)
 			if s.opts.ReplyParseErrors {
@@ -126,6 +146,16 @@ func (s *Stream) Read() (*Message, error) {
 				s.writeDirect(NewErrorResponse(nil, code, err.Error(), nil))
 			}
 			continue
+		}
+		if lent {
+			m.lent = s.lr
+			if m.Kind != KindNotification || m.Method == MethodCancelRequest {
+				// Requests and responses are registered by id and
+				// kept until answered; they are few.
+				m.own()
+			} else {
+				s.last = m
+			}
 		}
 		return m, nil
 	}

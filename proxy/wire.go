@@ -75,34 +75,45 @@ func NewLineReader(r io.Reader, max int) *LineReader {
 // slice's capacity ends with its line, so appending to it copies). At the end of input it returns io.EOF; a last line without a
 // newline is returned first.
 func (lr *LineReader) ReadLine() ([]byte, error) {
+	line, _, err := lr.readLine(false)
+	return line, err
+}
+
+// readLine is ReadLine; with lend set, a line found whole in the read
+// buffer is returned in place (lent reports it), valid only until the
+// next read, and not copied.
+func (lr *LineReader) readLine(lend bool) (line []byte, lent bool, err error) {
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			line, err := lr.readLong(frag)
 			if err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			if line == nil {
 				continue // blank
 			}
-			return line, nil
+			return line, false, nil
 		}
 		if err != nil && (err != io.EOF || len(frag) == 0) {
-			return nil, err
+			return nil, false, err
 		}
 		// The common case: the whole line is in the read buffer; one copy,
-		// into the slab.
+		// into the slab, or none when lent.
 		if len(frag) > lr.max+2 {
-			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
 		line := bytes.TrimRight(frag, "\r\n")
 		if len(line) > lr.max {
-			return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
 		if isBlank(line) {
 			continue
 		}
-		return lr.carve(line), nil
+		if lend {
+			return line[:len(line):len(line)], true, nil
+		}
+		return lr.carve(line), false, nil
 	}
 }
 
@@ -218,12 +229,35 @@ type Message struct {
 	Method string
 
 	params, result, errv span
+	id                   span
 
 	scanned bool // parse found one valid JSON object
+
+	// lent, when set, is the line reader whose read buffer Raw points
+	// into (see Stream.lend): Raw is valid only until that reader's next
+	// read. Only the goroutine delivering m (the reader's) sees such a
+	// message; before m can outlive the delivery (queued for another
+	// goroutine, handed to a component's handler) own copies Raw.
+	lent *LineReader
 
 	sent   atomic.Bool          // passed on by the handler now holding it
 	credit atomic.Pointer[gate] // flow-control credit, released once delivered
 	ctl    *control             // chain control message (never on the wire)
+}
+
+// own makes m independent of the read buffer it was lent from (see
+// Message.lent): Raw (and ID) move to a copy. It must run on the
+// goroutine that read m.
+func (m *Message) own() {
+	lr := m.lent
+	if lr == nil {
+		return
+	}
+	m.lent = nil
+	m.Raw = lr.carve(m.Raw)
+	if m.id.ok() {
+		m.ID = m.Raw[m.id.start:m.id.end:m.id.end]
+	}
 }
 
 // release returns m's flow-control credit, once.
@@ -309,6 +343,7 @@ func (m *Message) parse(raw []byte) error {
 			switch string(key) {
 			case `"id"`:
 				m.ID = raw[vs:s.i:s.i]
+				m.id = span{vs, s.i}
 				hasID = true
 			case `"method"`:
 				if raw[vs] != '"' {
