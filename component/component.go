@@ -181,6 +181,9 @@ type Session struct {
 	// Root is the session's workspace (its cwd, symlinks resolved).
 	Root  string
 	check func(string) error
+	// foreign remembers paths beside the workspace seen with no link on
+	// them, for answers to come (render.go).
+	foreign plainPaths
 
 	mu sync.Mutex
 	// acpID is the ACP session id, once known.

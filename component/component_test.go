@@ -760,8 +760,9 @@ func TestWorkspaceSymbolsDecode(t *testing.T) {
 }
 
 // TestRendererWithin: the renderer's check of an answer's paths, which
-// resolves links only where one is, says what the session's check says,
-// for every kind of path an answer can name.
+// resolves links only where one is and keeps paths beside the workspace
+// for the session, says what the session's check says, for every kind of
+// path an answer can name.
 func TestRendererWithin(t *testing.T) {
 	_, s, _, _ := setup(t, Config{})
 	root := s.Root
@@ -786,7 +787,7 @@ func TestRendererWithin(t *testing.T) {
 	link(filepath.Join(root, "sub"), filepath.Join(root, "insub"))
 	link(root, filepath.Join(outside, "toroot"))
 	link(filepath.Join(root, "main.go"), filepath.Join(outside, "tomain.go"))
-	for _, tc := range []struct {
+	cases := []struct {
 		path string
 		want bool
 	}{
@@ -808,7 +809,9 @@ func TestRendererWithin(t *testing.T) {
 		{"/", false},
 		{root + "/sub/../main.go", true},
 		{root + "/../x.go", false},
-	} {
+	}
+	// Twice: the second time with what the session kept of the first.
+	for _, tc := range append(cases, cases...) {
 		r := s.newRenderer()
 		got := r.within(tc.path)
 		if got != tc.want || got != (s.check(tc.path) == nil) {

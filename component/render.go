@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
@@ -128,7 +129,12 @@ func (r *renderer) within(path string) bool {
 	if ok {
 		return in
 	}
-	if fi := r.unlinked(path); fi != nil {
+	foreign := r.foreign(path)
+	var fi os.FileInfo
+	switch {
+	case foreign && r.s.foreign.has(path):
+		in = false
+	case r.unlinked(path, &fi):
 		// Its own resolution: the check's verdict is the names' (the
 		// Root is resolved).
 		in = edit.Within(r.s.Root, path)
@@ -138,44 +144,91 @@ func (r *renderer) within(path string) bool {
 			}
 			r.infos[path] = fi
 		}
-	} else {
+		if foreign {
+			r.s.foreign.add(path)
+		}
+	default:
 		in = r.s.check(path) == nil
 	}
 	r.inside[path] = in
 	return in
 }
 
-// unlinked returns the lstat of path when neither it nor any directory
-// above it is a symbolic link, so that path is its own resolution; nil
-// otherwise (a link, a missing element, a path not clean and absolute).
-func (r *renderer) unlinked(path string) os.FileInfo {
+// foreign reports whether path is beside the workspace: clean and
+// absolute, neither in it nor above it (the standard library's files,
+// dependencies). A link on such a path could only lead into the
+// workspace, so a path seen with none is kept as outside for the
+// session's later answers (Session.foreign): should a link appear on it
+// later, its results are left out as outside, and nothing outside is ever
+// read for being taken as inside. Paths in the workspace and above it
+// are looked at anew for every answer: a link there could lead out.
+func (r *renderer) foreign(path string) bool {
+	return filepath.IsAbs(path) && filepath.Clean(path) == path && !edit.Within(r.s.Root, path) && !edit.Within(path, r.s.Root)
+}
+
+// unlinked reports whether neither path nor any directory above it is a
+// symbolic link, so that path is its own resolution, and sets *fi to
+// path's lstat; false for a link, a missing element, a path not clean and
+// absolute.
+func (r *renderer) unlinked(path string, fi *os.FileInfo) bool {
 	if !filepath.IsAbs(path) || filepath.Clean(path) != path || !r.realDir(filepath.Dir(path)) {
-		return nil
+		return false
 	}
-	fi, err := os.Lstat(path)
-	if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-		return nil
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode()&os.ModeSymlink != 0 {
+		return false
 	}
-	return fi
+	*fi = st
+	return true
 }
 
 // realDir reports whether dir is a directory with no link on its way
-// from the file system's root, looking at each directory once per answer.
+// from the file system's root, looking at each directory once per answer
+// (and at one beside the workspace once per session).
 func (r *renderer) realDir(dir string) bool {
 	if ok, seen := r.dirs[dir]; seen {
 		return ok
 	}
 	parent := filepath.Dir(dir)
-	ok := parent == dir // the file system's root
-	if !ok && r.realDir(parent) {
+	foreign := parent != dir && r.foreign(dir)
+	ok := parent == dir || foreign && r.s.foreign.has(dir) // the file system's root, or known
+	if !ok && parent != dir && r.realDir(parent) {
 		fi, err := os.Lstat(dir)
 		ok = err == nil && fi.IsDir()
+		if ok && foreign {
+			r.s.foreign.add(dir)
+		}
 	}
 	if r.dirs == nil {
 		r.dirs = map[string]bool{}
 	}
 	r.dirs[dir] = ok
 	return ok
+}
+
+// plainPaths is a set of paths seen with no link on them, bounded: at
+// plainPathsMax entries it starts over. Safe for concurrent use.
+type plainPaths struct {
+	mu sync.Mutex
+	m  map[string]struct{}
+}
+
+const plainPathsMax = 4096
+
+func (p *plainPaths) has(path string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.m[path]
+	return ok
+}
+
+func (p *plainPaths) add(path string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil || len(p.m) >= plainPathsMax {
+		p.m = map[string]struct{}{}
+	}
+	p.m[path] = struct{}{}
 }
 
 func (r *renderer) doc(uri string) (string, *position.Document) {
