@@ -65,9 +65,10 @@ func pollable(f *os.File) (*os.File, bool) {
 // duplicate of it, which the proxy writes with raw system calls and
 // waits on through the Go runtime's poller (see proxy.Stream); anything
 // else is returned as it is. restore puts the descriptor back into
-// blocking mode, as the process found it: the flag belongs to the open
+// blocking mode, as the process found it (the flag belongs to the open
 // file description, which whoever started acp-lsp may go on writing to
-// after it ended.
+// after it ended), and closes w, as the chain closed it before it wrote
+// through a duplicate.
 func output(w io.Writer) (out io.Writer, restore func()) {
 	f, ok := w.(*os.File)
 	if !ok {
@@ -82,5 +83,6 @@ func output(w io.Writer) (out io.Writer, restore func()) {
 		if sc, err := f.SyscallConn(); err == nil {
 			sc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
 		}
+		f.Close()
 	}
 }

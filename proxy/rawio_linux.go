@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -40,6 +41,11 @@ type rawFile struct {
 func newRawFile(x any) *rawFile {
 	f, ok := x.(*os.File)
 	if !ok || f == nil {
+		return nil
+	}
+	// Only a file in the poller can wait for input or room; clearing the
+	// deadlines fails for any other.
+	if f.SetDeadline(time.Time{}) != nil {
 		return nil
 	}
 	rc, err := f.SyscallConn()

@@ -146,3 +146,43 @@ func TestStreamRawCloseUnblocks(t *testing.T) {
 		t.Errorf("Read: %v, want os.ErrClosed", err)
 	}
 }
+
+// TestNewRawFile: only a non-blocking file in the poller is read and
+// written raw.
+func TestNewRawFile(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	br, bw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer br.Close()
+	defer bw.Close()
+	br.Fd() // puts it into blocking mode
+	reg, err := os.Create(t.TempDir() + "/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reg.Close()
+	tests := []struct {
+		name string
+		x    any
+		raw  bool
+	}{
+		{"pipe read end", r, true},
+		{"pipe write end", w, true},
+		{"blocking pipe", br, false},
+		{"regular file", reg, false},
+		{"not a file", io.Discard, false},
+		{"nil file", (*os.File)(nil), false},
+	}
+	for _, tt := range tests {
+		if got := newRawFile(tt.x) != nil; got != tt.raw {
+			t.Errorf("%s: raw %v, want %v", tt.name, got, tt.raw)
+		}
+	}
+}
