@@ -71,7 +71,7 @@ func pollable(f *os.File) (*os.File, bool) {
 // through a duplicate.
 func output(w io.Writer) (out io.Writer, restore func()) {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || sharesStderr(f) {
 		return w, func() {}
 	}
 	nb, ok := pollable(f)
@@ -85,4 +85,17 @@ func output(w io.Writer) (out io.Writer, restore func()) {
 		}
 		f.Close()
 	}
+}
+
+// sharesStderr reports whether f is the pipe or socket stderr also
+// writes to (2>&1): the agent inherits stderr and writes to it in
+// blocking mode, as acp-lsp's logs do, so it must not become
+// non-blocking under them (a write would fail with EAGAIN).
+func sharesStderr(f *os.File) bool {
+	if f == os.Stderr {
+		return true
+	}
+	a, err1 := f.Stat()
+	b, err2 := os.Stderr.Stat()
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }

@@ -128,3 +128,35 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	}
 	return fl&syscall.O_NONBLOCK != 0
 }
+
+// TestOutputSharedWithStderr: an output that is stderr's pipe too (2>&1)
+// is written as it is, never made non-blocking: the agent inherits stderr
+// and writes it in blocking mode.
+func TestOutputSharedWithStderr(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	w.Fd() // blocking, as an inherited descriptor is
+	d, err := syscall.Dup(int(w.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := os.NewFile(uintptr(d), "stdout")
+	defer same.Close()
+	saved := os.Stderr
+	os.Stderr = w
+	defer func() { os.Stderr = saved }()
+	for _, f := range []*os.File{w, same} {
+		out, restore := output(f)
+		if out != io.Writer(f) {
+			t.Errorf("output(%s) = %v, want the file itself", f.Name(), out)
+		}
+		restore()
+		if nonblocking(t, w) {
+			t.Errorf("output(%s) made stderr's pipe non-blocking", f.Name())
+		}
+	}
+}
