@@ -440,8 +440,9 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 // workspace/didChangeWatchedFiles is sent to servers whose file watchers
 // match, and every other open document is sent again (new version)
 // before its next request, so its diagnostics reflect the change. It
-// starts no server. Changes the watcher sees need no call: every request
-// tells them first.
+// starts no server. Changes the watcher sees need no call: they are told
+// as the watcher reads them (see Options.TellAtRequest), and every request
+// tells what is left first.
 func (m *Manager) FileChanged(ctx context.Context, paths ...string) error {
 	return m.syncDisk(paths...)
 }
