@@ -94,6 +94,12 @@ func pairedHover(b *testing.B, ctx context.Context, cs *mcp.ClientSession, args 
 		tool += t1.Sub(t0)
 		direct += time.Since(t1)
 	}
+	reportPaired(b, tool, direct)
+}
+
+// reportPaired reports the mean times of the tool and of the direct
+// request, and their ratio.
+func reportPaired(b *testing.B, tool, direct time.Duration) {
 	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
 	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
 	b.ReportMetric(float64(tool)/float64(direct), "ratio")
@@ -136,9 +142,7 @@ func BenchmarkHoverChain(b *testing.B) {
 			tool += t1.Sub(t0)
 			direct += time.Since(t1)
 		}
-		b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
-		b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
-		b.ReportMetric(float64(tool)/float64(direct), "ratio")
+		reportPaired(b, tool, direct)
 	})
 }
 
@@ -191,9 +195,7 @@ func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
 			viaTool()
 		}
 	}
-	b.ReportMetric(float64(tool.Nanoseconds())/float64(b.N), "tool-ns/op")
-	b.ReportMetric(float64(direct.Nanoseconds())/float64(b.N), "direct-ns/op")
-	b.ReportMetric(float64(tool)/float64(direct), "ratio")
+	reportPaired(b, tool, direct)
 }
 
 // BenchmarkToolOverhead isolates the component's own work: a hover and a

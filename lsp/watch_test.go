@@ -424,72 +424,54 @@ func FuzzParseInotify(f *testing.F) {
 // more before its next diagnostics, since a server may have checked it
 // before the second file's change arrived (gopls then published, for its
 // current version, an error the second file fixes). The file sent last is
-// not sent again.
-func TestShellBatchResend(t *testing.T) {
-	e := newFaultEnv(t, watcherScript, nil)
-	e.wantHover() // started, registrations in
-	c := filepath.Join(e.root, "c.fk")
-	mustWrite(t, c, "package fake\n")
-	if _, err := e.m.Diagnostics(t.Context(), []string{c}, DiagnosticsOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.write("package fake\nfunc Foo2() {}\n")
-	mustWrite(t, c, "package fake\nfunc C() { Foo2() }\n")
-	for _, w := range []struct {
-		file    string
-		version int32
-	}{{e.file, 3}, {c, 2}} {
-		rep, err := e.m.Diagnostics(t.Context(), []string{w.file}, DiagnosticsOptions{})
-		if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != w.version {
-			t.Fatalf("diagnostics of %s after the batch: %+v %v, want fresh version %d", filepath.Base(w.file), rep.Files[0], err, w.version)
-		}
-	}
-	e.close()
-	want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
-		"didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
-	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
-		t.Fatalf("document traffic %q, want %q", got, want)
-	}
-}
-
-// TestShellSplitBatchResend: the two changes of one rename reach acp-lsp
-// in two batches (another session's request took the first file's event
-// before the rename's own FileChanged named both files). The first file's
-// change went out before the second's, so it is sent once more before its
-// diagnostics, though the second batch, where it comes last, found it
-// unchanged. (Sparing the last file of a batch instead let gopls's answer
-// for main.go computed before the renamed helper's file count as fresh:
+// not sent again. The same holds when the two changes reach acp-lsp in two
+// batches (another session's request took the first file's event before
+// the rename's own FileChanged named both files): the second batch, where
+// the first file comes last, finds it unchanged, yet it was sent first.
+// (Sparing the last file of a batch instead let gopls's answer for
+// main.go, computed before the renamed helper's file, count as fresh:
 // "undefined: lib.Helper0x" in the soak.)
-func TestShellSplitBatchResend(t *testing.T) {
-	e := newFaultEnv(t, watcherScript, nil)
-	e.wantHover() // started, registrations in
-	c := filepath.Join(e.root, "c.fk")
-	mustWrite(t, c, "package fake\n")
-	if _, err := e.m.Diagnostics(t.Context(), []string{c}, DiagnosticsOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	e.write("package fake\nfunc Foo2() {}\n")
-	if err := e.m.FileChanged(t.Context(), e.file); err != nil {
-		t.Fatal(err)
-	}
-	mustWrite(t, c, "package fake\nfunc C() { Foo2() }\n")
-	if err := e.m.FileChanged(t.Context(), c, e.file); err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []struct {
-		file    string
-		version int32
-	}{{e.file, 3}, {c, 2}} {
-		rep, err := e.m.Diagnostics(t.Context(), []string{w.file}, DiagnosticsOptions{})
-		if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != w.version {
-			t.Fatalf("diagnostics of %s after the two batches: %+v %v, want fresh version %d", filepath.Base(w.file), rep.Files[0], err, w.version)
-		}
-	}
-	e.close()
-	want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
-		"didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
-	if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
-		t.Fatalf("document traffic %q, want %q", got, want)
+func TestShellBatchResend(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		split bool
+	}{{"one batch", false}, {"two batches", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newFaultEnv(t, watcherScript, nil)
+			e.wantHover() // started, registrations in
+			other := filepath.Join(e.root, "c.fk")
+			mustWrite(t, other, "package fake\n")
+			if _, err := e.m.Diagnostics(t.Context(), []string{other}, DiagnosticsOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			e.write("package fake\nfunc Foo2() {}\n")
+			if c.split {
+				if err := e.m.FileChanged(t.Context(), e.file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustWrite(t, other, "package fake\nfunc C() { Foo2() }\n")
+			if c.split {
+				if err := e.m.FileChanged(t.Context(), other, e.file); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, w := range []struct {
+				file    string
+				version int32
+			}{{e.file, 3}, {other, 2}} {
+				rep, err := e.m.Diagnostics(t.Context(), []string{w.file}, DiagnosticsOptions{})
+				if err != nil || rep.Files[0].Verdict != Fresh || rep.Files[0].Version != w.version {
+					t.Fatalf("diagnostics of %s after the change: %+v %v, want fresh version %d", filepath.Base(w.file), rep.Files[0], err, w.version)
+				}
+			}
+			e.close()
+			want := []string{"didOpen a.fk 1", "watched c.fk:1", "didOpen c.fk 1",
+				"didChange a.fk 2", "didChange c.fk 2", "didChange a.fk 3"}
+			if got := didTraffic(t, e.messages()); !slices.Equal(got, want) {
+				t.Fatalf("document traffic %q, want %q", got, want)
+			}
+		})
 	}
 }
 
