@@ -1,6 +1,9 @@
 package proxy
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // queue is an unbounded FIFO of messages for one node and direction, with
 // the right to run that node's handler for that direction (busy). Internal
@@ -136,61 +139,89 @@ func (q *queue) close() {
 // gate bounds the bytes and messages read from one side and not yet
 // delivered, so a fast agent cannot grow memory without bound while the
 // editor reads slowly: the reader waits, and the pipe pushes back.
+//
+// The counts are atomic, so taking and giving back room costs no lock
+// while nobody waits (every forwarded message does both); mu and cond
+// serve only waiters, who register in waiters before they look, so a
+// release that sees none cannot miss one.
 type gate struct {
-	mu     sync.Mutex
-	cond   sync.Cond
-	bytes  int
-	count  int
-	closed bool
-	maxB   int
-	maxN   int
+	bytes   atomic.Int64
+	count   atomic.Int64
+	closed  atomic.Bool
+	waiters atomic.Int32
+	maxB    int64
+	maxN    int64
 
-	peakB, peakN int // Budget only
+	mu           sync.Mutex
+	cond         sync.Cond
+	peakB, peakN int // Budget only, under mu
 }
 
 func newGate(maxBytes, maxCount int) *gate {
-	g := &gate{maxB: maxBytes, maxN: maxCount}
+	g := &gate{maxB: int64(maxBytes), maxN: int64(maxCount)}
 	g.cond.L = &g.mu
 	return g
 }
 
 func (g *gate) full(n int) bool {
-	return !g.closed && g.count > 0 && (g.bytes+n > g.maxB || g.count >= g.maxN)
+	c := g.count.Load()
+	return !g.closed.Load() && c > 0 && (g.bytes.Load()+int64(n) > g.maxB || c >= g.maxN)
 }
 
 // acquire waits for room for a message of size n; a message larger than
-// the whole budget passes alone. beforeWait, when not nil, runs (without
-// the lock) before the first wait, so the reader can flush what it holds.
+// the whole budget passes alone. beforeWait, when not nil, runs before
+// the first wait, so the reader can flush what it holds.
 func (g *gate) acquire(n int, beforeWait func()) bool {
-	g.mu.Lock()
-	if g.full(n) && beforeWait != nil {
-		g.mu.Unlock()
-		beforeWait()
-		g.mu.Lock()
-	}
-	defer g.mu.Unlock()
-	for g.full(n) {
-		g.cond.Wait()
-	}
-	if g.closed {
+	if !g.room(n, beforeWait) {
 		return false
 	}
-	g.bytes += n
-	g.count++
+	g.charge(n)
 	return true
 }
 
-func (g *gate) release(n int) {
+// room waits, as acquire does, until a message of size n would fit, and
+// takes nothing; false once the gate is closed.
+func (g *gate) room(n int, beforeWait func()) bool {
+	if !g.full(n) {
+		return !g.closed.Load()
+	}
+	if beforeWait != nil {
+		beforeWait()
+	}
+	g.wait(func() bool { return g.full(n) })
+	return !g.closed.Load()
+}
+
+// charge counts a message of size n without waiting.
+func (g *gate) charge(n int) {
+	g.bytes.Add(int64(n))
+	g.count.Add(1)
+}
+
+// wait returns once blocked reports false, woken by release and close.
+func (g *gate) wait(blocked func() bool) {
 	g.mu.Lock()
-	g.bytes -= n
-	g.count--
-	g.cond.Broadcast() // a reader, or a Budget's waiters
+	g.waiters.Add(1)
+	for blocked() {
+		g.cond.Wait()
+	}
+	g.waiters.Add(-1)
 	g.mu.Unlock()
 }
 
+func (g *gate) release(n int) {
+	g.bytes.Add(-int64(n))
+	g.count.Add(-1)
+	if g.waiters.Load() > 0 {
+		g.mu.Lock()
+		g.cond.Broadcast() // a reader, or a Budget's waiters
+		g.mu.Unlock()
+	}
+}
+
 func (g *gate) close() {
+	g.closed.Store(true)
 	g.mu.Lock()
-	g.closed = true
 	g.cond.Broadcast()
 	g.mu.Unlock()
 }
@@ -218,10 +249,9 @@ func NewBudget(maxBytes, maxCount int) *Budget {
 func (b *Budget) Charge(m *Message) {
 	g := b.g
 	g.mu.Lock()
-	g.bytes += len(m.Raw)
-	g.count++
-	g.peakB = max(g.peakB, g.bytes)
-	g.peakN = max(g.peakN, g.count)
+	g.charge(len(m.Raw))
+	g.peakB = max(g.peakB, int(g.bytes.Load()))
+	g.peakN = max(g.peakN, int(g.count.Load()))
 	g.mu.Unlock()
 	if old := m.credit.Swap(b.g); old != nil {
 		old.release(len(m.Raw))
@@ -233,17 +263,13 @@ func (b *Budget) Charge(m *Message) {
 // can flush what it buffered: the room is made by hops that need it.
 func (b *Budget) Wait(beforeWait func()) bool {
 	g := b.g
-	g.mu.Lock()
-	if g.spent() && beforeWait != nil {
-		g.mu.Unlock()
-		beforeWait()
-		g.mu.Lock()
+	if g.spent() {
+		if beforeWait != nil {
+			beforeWait()
+		}
+		g.wait(g.spent)
 	}
-	defer g.mu.Unlock()
-	for g.spent() {
-		g.cond.Wait()
-	}
-	return !g.closed
+	return !g.closed.Load()
 }
 
 // Close makes every Wait return false, now and later.
@@ -251,9 +277,7 @@ func (b *Budget) Close() { b.g.close() }
 
 // Used returns the bytes and messages charged and not yet given back.
 func (b *Budget) Used() (bytes, count int) {
-	b.g.mu.Lock()
-	defer b.g.mu.Unlock()
-	return b.g.bytes, b.g.count
+	return int(b.g.bytes.Load()), int(b.g.count.Load())
 }
 
 // Peak returns the most bytes and messages ever charged at once (not
@@ -264,7 +288,8 @@ func (b *Budget) Peak() (bytes, count int) {
 	return b.g.peakB, b.g.peakN
 }
 
-// spent reports whether the budget has no room left; g.mu held.
+// spent reports whether the budget has no room left.
 func (g *gate) spent() bool {
-	return !g.closed && g.count > 0 && (g.bytes >= g.maxB || g.count >= g.maxN)
+	c := g.count.Load()
+	return !g.closed.Load() && c > 0 && (g.bytes.Load() >= g.maxB || c >= g.maxN)
 }

@@ -353,10 +353,22 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 			n.next(d).q[d].push(&Message{ctl: &control{err: err}}, false)
 			return
 		}
-		if !g.acquire(len(m.Raw), beforeWait) {
-			return
+		if m.lent != nil {
+			// A lent message is charged only if it comes to outlive its
+			// delivery on this goroutine (Message.own), as when it is
+			// queued behind a busy hop: one delivered straight through
+			// holds nothing when the next Read comes, and costs the gate
+			// nothing. The reader still waits while the gate is full.
+			if !g.room(len(m.Raw), beforeWait) {
+				return
+			}
+			m.charge = g
+		} else {
+			if !g.acquire(len(m.Raw), beforeWait) {
+				return
+			}
+			m.credit.Store(g)
 		}
-		m.credit.Store(g)
 		n.send(d, m, drv)
 	}
 }

@@ -243,6 +243,7 @@ type Message struct {
 
 	sent   atomic.Bool          // passed on by the handler now holding it
 	credit atomic.Pointer[gate] // flow-control credit, released once delivered
+	charge *gate                // a lent message's gate, charged by own (see Chain.read)
 	ctl    *control             // chain control message (never on the wire)
 }
 
@@ -255,6 +256,11 @@ func (m *Message) own() {
 		return
 	}
 	m.lent = nil
+	if g := m.charge; g != nil {
+		m.charge = nil
+		g.charge(len(m.Raw))
+		m.credit.Store(g)
+	}
 	m.Raw = lr.carve(m.Raw)
 	if m.id.ok() {
 		m.ID = m.Raw[m.id.start:m.id.end:m.id.end]
@@ -263,6 +269,11 @@ func (m *Message) own() {
 
 // release returns m's flow-control credit, once.
 func (m *Message) release() {
+	// Most messages carry no credit (lent, see Chain.read): a load is
+	// cheaper than the swap.
+	if m.credit.Load() == nil {
+		return
+	}
 	if g := m.credit.Swap(nil); g != nil {
 		g.release(len(m.Raw))
 	}
