@@ -179,6 +179,7 @@ type node struct {
 	comp Component
 	hop  *Hop
 	end  bool      // a client or agent end (its comp is an *endComp)
+	ec   *endComp  // n.comp when n is an end
 	q    [2]*queue // q[down]: messages arriving from the client side
 	mu   sync.Mutex
 	h    [2]half // h[down]: requests sent toward the agent
@@ -363,16 +364,28 @@ func other(d direction) direction { return 1 - d }
 // driver (the caller delivers in direction d), an idle next node handles
 // m on the caller's goroutine.
 func (n *node) send(d direction, m *Message, drv *driver) {
-	nx, claimed := n.enqueue(d, m, drv)
+	nx, m, claimed, direct := n.enqueue(d, m, drv)
+	if direct {
+		nx.receive(d, m, drv)
+	}
 	if claimed {
 		nx.drain(d, drv)
 	}
 }
 
-func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed bool) {
+// enqueue registers m and queues it at the next node, as sent (its id
+// may be replaced, see register); claimed reports that the caller now
+// holds that node's queue (see queue.put), direct that sent itself was
+// left out of it for the caller to deliver first.
+func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, sent *Message, claimed, direct bool) {
 	h := &n.h[d]
-	h.sendMu.Lock()
-	defer h.sendMu.Unlock()
+	if !n.end {
+		// An end sends only from its side's reader, one goroutine (the
+		// end of input is pushed on that goroutine too), so its order
+		// needs no lock; a component's hop may be used from any.
+		h.sendMu.Lock()
+		defer h.sendMu.Unlock()
+	}
 	m.sent.Store(true)
 	switch m.Kind {
 	case KindRequest:
@@ -390,7 +403,7 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed 
 		if m.Method == MethodCancelRequest {
 			var ok bool
 			if m, ok = n.translateCancel(d, m); !ok {
-				return nil, false
+				return nil, nil, false, false
 			}
 		}
 	}
@@ -404,7 +417,8 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, claimed 
 			nx = nx.next(d)
 		}
 	}
-	return nx, nx.q[d].push(m, drv.drives(nx))
+	claimed, direct = nx.q[d].put(m, drv.drives(nx), true)
+	return nx, m, claimed, direct
 }
 
 // drain delivers n's queued messages in direction d on the calling
@@ -671,6 +685,16 @@ func (n *node) receive(d direction, m *Message, drv *driver) {
 }
 
 func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver) {
+	if e := n.ec; e != nil {
+		// An end only writes m out: nothing passes it on, so the sent
+		// flag and the handler's hop are not needed.
+		if !e.copies {
+			m.own() // the endpoint may keep what it writes
+		}
+		e.writeAt(n, m)
+		m.release()
+		return
+	}
 	m.sent.Store(false)
 	if !n.quick && drv.batch {
 		// The handler may wait: what the reader wrote before goes out now.

@@ -39,10 +39,22 @@ func newQueue() *queue {
 // it and reports true: the caller must then deliver (next) until next
 // reports false. Otherwise an idle worker is woken.
 func (q *queue) push(m *Message, drive bool) (claimed bool) {
+	claimed, _ = q.put(m, drive, false)
+	return claimed
+}
+
+// put is push; with direct set, a claim of an empty queue leaves m out of
+// it (direct reports so): the caller delivers m first, then drains what
+// came since, which spares the lock of taking m out again.
+func (q *queue) put(m *Message, drive, direct bool) (claimed, took bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
-		return false
+		return false, false
+	}
+	if direct && drive && !q.busy && q.head == len(q.items) {
+		q.busy = true
+		return true, true
 	}
 	if q.busy || !drive {
 		// Someone else may deliver m, after the caller went on reading:
@@ -51,14 +63,14 @@ func (q *queue) push(m *Message, drive bool) (claimed bool) {
 	}
 	q.items = append(q.items, m)
 	if q.busy {
-		return false // the holder delivers it
+		return false, false // the holder delivers it
 	}
 	if drive {
 		q.busy = true
-		return true
+		return true, false
 	}
 	q.cond.Signal()
-	return false
+	return false, false
 }
 
 // idle reports whether nobody holds the queue and nothing waits in it.

@@ -115,7 +115,7 @@ func NewChain(cfg Config) *Chain {
 		n := &node{c: c, idx: len(c.nodes), name: name, comp: comp}
 		n.hop = &Hop{n: n}
 		if e, ok := comp.(*endComp); ok {
-			n.end, n.quick = true, true
+			n.end, n.quick, n.ec = true, true, e
 			n.flusher, _ = e.ep.(Flusher)
 		} else {
 			n.flusher, _ = comp.(Flusher)
@@ -174,9 +174,11 @@ func (e *endComp) FromClient(_ context.Context, hop *Hop, m *Message) {
 func (e *endComp) FromAgent(_ context.Context, hop *Hop, m *Message) {
 	e.write(hop, m)
 }
-func (e *endComp) write(hop *Hop, m *Message) {
+func (e *endComp) write(hop *Hop, m *Message) { e.writeAt(hop.n, m) }
+
+func (e *endComp) writeAt(n *node, m *Message) {
 	if err := e.ep.Write(m); err != nil {
-		hop.n.c.end(fmt.Errorf("write to %s: %w", hop.n.name, err))
+		n.c.end(fmt.Errorf("write to %s: %w", n.name, err))
 	}
 }
 
