@@ -386,7 +386,10 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, sent *Me
 		h.sendMu.Lock()
 		defer h.sendMu.Unlock()
 	}
-	m.sent.Store(true)
+	if !n.end {
+		// An end's reader holds m in no handler: the flag is for those.
+		m.sent.Store(true)
+	}
 	switch m.Kind {
 	case KindRequest:
 		m = n.register(d, m, nil)

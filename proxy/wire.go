@@ -104,11 +104,11 @@ func (lr *LineReader) readLine(lend bool) (line []byte, lent bool, err error) {
 		if len(frag) > lr.max+2 {
 			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
-		line := bytes.TrimRight(frag, "\r\n")
+		line := trimEOL(frag)
 		if len(line) > lr.max {
 			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
 		}
-		if isBlank(line) {
+		if len(line) == 0 || line[0] != '{' && isBlank(line) {
 			continue
 		}
 		if lend {
@@ -185,6 +185,15 @@ func (lr *LineReader) keep(buf []byte) {
 }
 
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// trimEOL is bytes.TrimRight(b, "\r\n") without building the cut set
+// for every line.
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
 
 // Kind says what a JSON-RPC message is.
 type Kind uint8
