@@ -382,12 +382,10 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, sent *Me
 	if !n.end {
 		// An end sends only from its side's reader, one goroutine (the
 		// end of input is pushed on that goroutine too), so its order
-		// needs no lock; a component's hop may be used from any.
+		// needs no lock; a component's hop may be used from any. Nor
+		// does its reader hold m in a handler: the sent flag is for those.
 		h.sendMu.Lock()
 		defer h.sendMu.Unlock()
-	}
-	if !n.end {
-		// An end's reader holds m in no handler: the flag is for those.
 		m.sent.Store(true)
 	}
 	switch m.Kind {
@@ -703,26 +701,17 @@ func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver)
 		// The handler may wait: what the reader wrote before goes out now.
 		n.c.flushDirty()
 	}
-	if !n.end || !n.comp.(*endComp).copies {
-		// A handler may keep m beyond this call; an endpoint other than a
-		// Stream may keep what it writes.
-		m.own()
-	}
-	hop := n.hop
-	if !n.end {
-		// A hop of its own for this call: sends made through it while the
-		// handler runs continue on drv; kept and used later, it queues.
-		hop = &Hop{n: n}
-		hop.drv.Store(drv)
-	}
+	m.own() // a handler may keep m beyond this call
+	// A hop of its own for this call: sends made through it while the
+	// handler runs continue on drv; kept and used later, it queues.
+	hop := &Hop{n: n}
+	hop.drv.Store(drv)
 	if d == down {
 		n.comp.FromClient(ctx, hop, m)
 	} else {
 		n.comp.FromAgent(ctx, hop, m)
 	}
-	if hop != n.hop {
-		hop.drv.Store(nil)
-	}
+	hop.drv.Store(nil)
 	if !m.sent.Load() {
 		m.release()
 	}
