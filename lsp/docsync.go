@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -317,22 +316,24 @@ type dirStamp struct {
 	trusted bool
 }
 
-// markResend marks every open document but except to be sent again at
-// its next sync: the workspace changed under it, and a server that echoes
-// versions would otherwise seem to have reported on it already. Every
-// change told to a server marks the others this way, so of documents
-// changed together only the one sent last is not sent again: the server
-// may have checked the others before the rest reached it.
-func (p *proc) markResend(except ...string) {
+// markResend marks every open document to be sent again at its next
+// sync: the workspace changed under it, and a server that echoes versions
+// would otherwise seem to have reported on it already. Every change told
+// to a server marks the documents this way (a document's own new text
+// spares itself, see markResendLocked), so of documents changed together
+// only the one sent last is not sent again: the server may have checked
+// the others before the rest reached it.
+func (p *proc) markResend() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.markResendLocked(except...)
+	p.markResendLocked("")
 }
 
-// markResendLocked is markResend with p.mu held.
-func (p *proc) markResendLocked(except ...string) {
+// markResendLocked is markResend, sparing the document at except, with
+// p.mu held.
+func (p *proc) markResendLocked(except string) {
 	for path, d := range p.docs {
-		if !slices.Contains(except, path) {
+		if path != except {
 			d.resend = true
 		}
 	}

@@ -42,17 +42,17 @@ type inotifyWatcher struct {
 	rc   syscall.RawConn
 	done chan struct{} // closed when the reader goroutine ended
 
-	mu     sync.Mutex
-	fd     int // valid while !closed
-	closed bool
-	max    int
-	wds    map[int32]string // watch → folder
-	dirs   map[string]int32 // folder → watch
-	q      eventQueue
-	note   string
-	buf    []byte
-	wake   chan struct{} // see waker; closed by run as it ends
-	woken  bool          // wake is closed
+	mu         sync.Mutex
+	fd         int // valid while !closed
+	closed     bool
+	max        int
+	wds        map[int32]string // watch → folder
+	dirs       map[string]int32 // folder → watch
+	q          eventQueue
+	note       string
+	buf        []byte
+	wake       chan struct{} // see waker; closed by run as it ends
+	wakeClosed bool
 }
 
 func newInotify(maxDirs int) (*inotifyWatcher, error) {
@@ -79,7 +79,7 @@ func (w *inotifyWatcher) run() {
 	defer close(w.done)
 	defer func() {
 		w.mu.Lock()
-		w.woken = true
+		w.wakeClosed = true
 		close(w.wake)
 		w.mu.Unlock()
 	}()
@@ -172,7 +172,7 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 	}
 	path := filepath.Join(dir, name)
 	isDir := mask&syscall.IN_ISDIR != 0
-	if mask&(syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO|syscall.IN_MOVED_FROM|syscall.IN_DELETE) != 0 && !w.woken {
+	if mask&(syscall.IN_CLOSE_WRITE|syscall.IN_MOVED_TO|syscall.IN_MOVED_FROM|syscall.IN_DELETE) != 0 && !w.wakeClosed {
 		select {
 		case w.wake <- struct{}{}:
 		default: // a signal is pending already
