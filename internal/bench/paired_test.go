@@ -12,7 +12,10 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 )
 
-var pairedColumns = flag.String("paired.columns", "bare,acp-lsp,cclsp", "columns of BenchmarkPaired (bare, acp-lsp, cclsp, lsmcp; cclsp and lsmcp need scripts/bench.sh's install)")
+var (
+	pairedColumns = flag.String("paired.columns", "bare,acp-lsp,cclsp", "columns of BenchmarkPaired (bare, acp-lsp, cclsp, lsmcp; cclsp and lsmcp need scripts/bench.sh's install)")
+	pairedClient  = flag.String("paired.mcp-client", ClientSDK, "MCP client of BenchmarkPaired's MCP columns ("+ClientSDK+" or "+ClientLean+")")
+)
 
 // BenchmarkPaired asks each warm row's question of every column in turn,
 // one call each per iteration, with every column's servers alive at once
@@ -23,6 +26,7 @@ var pairedColumns = flag.String("paired.columns", "bare,acp-lsp,cclsp", "columns
 //
 //	go test -run X -bench Paired -benchtime 100x ./internal/bench
 //	go test -run X -bench Paired/symbols -benchtime 100x ./internal/bench -args -paired.columns bare,acp-lsp,cclsp,lsmcp
+//	go test -run X -bench Paired/hover -benchtime 300x ./internal/bench -args -paired.columns bare,acp-lsp -paired.mcp-client lean
 func BenchmarkPaired(b *testing.B) {
 	ctx := context.Background()
 	cache := filepath.Join(peers.ModuleRoot(), ".cache", "bench")
@@ -30,7 +34,7 @@ func BenchmarkPaired(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: cache, Cache: cache}
+	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: cache, Cache: cache, MCPClient: *pairedClient}
 	w, err := Fetch(ctx, cache, DefaultSpec, env.Base)
 	if err != nil {
 		b.Fatal(err)
