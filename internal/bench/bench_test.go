@@ -20,6 +20,10 @@ func TestMain(m *testing.M) {
 		serveStdioForTest()
 		return
 	}
+	if os.Getenv(relayRootEnv) != "" {
+		serveRelayForBench()
+		return
+	}
 	goleak.VerifyTestMain(m)
 }
 
