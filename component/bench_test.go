@@ -205,7 +205,7 @@ func BenchmarkDiagnosticsAfterEdit(b *testing.B) {
 // call.
 func BenchmarkToolOverhead(b *testing.B) {
 	root := b.TempDir()
-	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	writeOld(b, filepath.Join(root, "main.go"), mainGo)
 	fb := newFake()
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
 	fb.set("workspace/symbol", benchSymbols(b, root, b.TempDir()))
@@ -330,7 +330,7 @@ func benchSymbols(b *testing.B, root, outside string) string {
 // fixed body, the transport's own floor.
 func BenchmarkToolHTTP(b *testing.B) {
 	root := b.TempDir()
-	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	writeOld(b, filepath.Join(root, "main.go"), mainGo)
 	fb := newFake()
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int"}}`)
 	fb.report = &lspext.DiagnosticReportResult{
@@ -405,4 +405,18 @@ func BenchmarkToolHTTP(b *testing.B) {
 			raw.post(b, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":""}}}`, nil)
 		}
 	})
+}
+
+// writeOld writes a file dated a minute ago, as a workspace's files are:
+// the document cache reads a file written within its racy window anew on
+// every call, which a benchmark's fresh file would otherwise measure.
+func writeOld(b *testing.B, path, text string) {
+	b.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		b.Fatal(err)
+	}
 }
