@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // realWorkspace writes files under a fresh temporary root.
@@ -116,5 +118,64 @@ func TestRealFileCaps(t *testing.T) {
 	main := filepath.Join(root, "main.go")
 	if raw, err := m.Hover(ctx, main, at(t, main, "func add", "add", 1)); err != nil || !strings.Contains(string(raw), "func add(a int, b int) int") {
 		t.Fatalf("hover in main.go after the bad files: %s %v", raw, err)
+	}
+}
+
+// TestRealSymbolScope: gopls's built-in configuration searches only the
+// workspace's packages for workspace/symbol; a configuration that drops
+// symbolScope (initializationOptions of its own) searches the standard
+// library too, which shows the built-in value is what keeps it out.
+func TestRealSymbolScope(t *testing.T) {
+	peers.Require(t, "gopls")
+	for _, c := range []struct {
+		name        string
+		initOptions json.RawMessage // nil: the built-in
+		wantOutside bool
+	}{
+		{"built-in", nil, false},
+		{"initialization options of its own", json.RawMessage(`{}`), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := realWorkspace(t, map[string]string{
+				"go.mod":  "module example.com/scope\n\ngo 1.22\n",
+				"main.go": "package main\n\nimport \"fmt\"\n\n// Println is the workspace's own.\nfunc Println() { fmt.Println() }\n\nfunc main() { Println() }\n",
+			})
+			servers := DefaultServers()
+			if c.initOptions != nil {
+				servers[0].InitializationOptions = c.initOptions
+			}
+			m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), Servers: servers,
+				Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close(context.Background())
+			main := filepath.Join(root, "main.go")
+			raw, err := m.Request(t.Context(), main, "workspace/symbol", json.RawMessage(`{"query":"Println"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var syms []struct {
+				Name     string `json:"name"`
+				Location struct {
+					URI string `json:"uri"`
+				} `json:"location"`
+			}
+			if err := json.Unmarshal(raw, &syms); err != nil {
+				t.Fatal(err)
+			}
+			inside, outside := 0, 0
+			for _, s := range syms {
+				p, err := edit.PathFromURI(s.Location.URI)
+				if err == nil && edit.Within(root, p) {
+					inside++
+				} else {
+					outside++
+				}
+			}
+			if inside == 0 || (outside > 0) != c.wantOutside {
+				t.Fatalf("%d symbols in the workspace, %d outside (want outside: %v): %s", inside, outside, c.wantOutside, raw)
+			}
+		})
 	}
 }

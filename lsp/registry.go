@@ -135,8 +135,14 @@ func DefaultServers() []ServerConfig {
 			Filenames:   []string{"go.mod", "go.sum", "go.work"},
 			LanguageIDs: map[string]string{"go.mod": "go.mod", "go.sum": "go.sum", "go.work": "go.work"},
 			RootMarkers: []string{"go.work", "go.mod", ".git"},
-			InstallHint: "go install golang.org/x/tools/gopls@latest (gopls v0.24 needs Go 1.27; with Go 1.26 use @v0.23.0)",
-			VersionArgs: []string{"version"},
+			// workspace/symbol searches the workspace's packages only, not
+			// the standard library and dependencies as well: the tool
+			// leaves results outside the session's workspace out anyway,
+			// and on the bench's module the search took a third of the
+			// time (docs/lsp.md).
+			InitializationOptions: json.RawMessage(`{"symbolScope":"workspace"}`),
+			InstallHint:           "go install golang.org/x/tools/gopls@latest (gopls v0.24 needs Go 1.27; with Go 1.26 use @v0.23.0)",
+			VersionArgs:           []string{"version"},
 		},
 		{
 			Name: "rust-analyzer", Command: "rust-analyzer", Language: "rust",
