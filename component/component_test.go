@@ -861,3 +861,22 @@ func TestContextNewProblemsOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestSymbolLabel: the container is named unless the name starts with it
+// (gopls's package-qualified names), so a package path is not said twice.
+func TestSymbolLabel(t *testing.T) {
+	for _, c := range []struct {
+		name, container, want string
+	}{
+		{"ParseCheck", "example.com/m/checker", "function ParseCheck (in example.com/m/checker)"},
+		{"example.com/m/checker_test.TestCheck", "example.com/m/checker_test", "function example.com/m/checker_test.TestCheck"},
+		{"parser.checkNodeLimit", "example.com/m/parser", "function parser.checkNodeLimit (in example.com/m/parser)"},
+		{"example.com/m/checkerX.F", "example.com/m/checker", "function example.com/m/checkerX.F (in example.com/m/checker)"},
+		{"example.com/m/checker", "example.com/m/checker", "function example.com/m/checker (in example.com/m/checker)"},
+		{"main", "", "function main"},
+	} {
+		if got := symbolLabel(symbolInfo{Name: c.name, Kind: 12, ContainerName: c.container}); got != c.want {
+			t.Errorf("symbolLabel(%q in %q) = %q, want %q", c.name, c.container, got, c.want)
+		}
+	}
+}

@@ -573,11 +573,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 				continue
 			}
 			rel, line, col, _ := r.place(sym.Location.URI, sym.Location.Range.Start)
-			label := kindName(sym.Kind) + " " + sym.Name
-			if sym.ContainerName != "" {
-				label += " (in " + sym.ContainerName + ")"
-			}
-			items = append(items, item{File: rel, Line: line, Column: col, Label: label})
+			items = append(items, item{File: rel, Line: line, Column: col, Label: symbolLabel(sym)})
 		}
 		// Servers rank workspace symbols by how well they match: files
 		// keep the order of their best match, so the first file listed
@@ -634,6 +630,19 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 		}
 	}
 	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+}
+
+// symbolLabel is a workspace symbol's kind and name, and its container
+// when the name does not say it already: gopls qualifies a name with its
+// package's path when the query matched there
+// ("example.com/m/checker_test.TestCheck") and names the same path as the
+// container, which said twice cost a third of a long answer's text.
+func symbolLabel(sym symbolInfo) string {
+	label := kindName(sym.Kind) + " " + sym.Name
+	if c := sym.ContainerName; c != "" && !strings.HasPrefix(sym.Name, c+".") {
+		label += " (in " + c + ")"
+	}
+	return label
 }
 
 type hierItem struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
@@ -52,7 +53,9 @@ type pubWaiter struct {
 }
 
 // StartBare starts gopls (the absolute path bin) in its own process group
-// over root and initializes it. env is the server's environment.
+// over root and initializes it with the initializationOptions of
+// acp-lsp's built-in gopls (goplsInitOptions), so that column (a) asks
+// gopls the same questions (b) does. env is the server's environment.
 func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient, error) {
 	cmd := exec.Command(bin)
 	cmd.Dir = root
@@ -80,6 +83,7 @@ func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient
 		"workspaceFolders": []map[string]string{
 			{"uri": rootURI, "name": filepath.Base(root)},
 		},
+		"initializationOptions": goplsInitOptions(),
 		"capabilities": map[string]any{
 			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
@@ -112,6 +116,20 @@ func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient
 		return nil, fmt.Errorf("bare client: initialized: %w", err)
 	}
 	return c, nil
+}
+
+// goplsInitOptions returns the initializationOptions acp-lsp starts gopls
+// with (lsp.DefaultServers): symbolScope "workspace" keeps
+// workspace/symbol to the workspace's packages, a third of the time on the
+// bench's module, and a bare client left at gopls's default would search
+// the standard library as well, a different question.
+func goplsInitOptions() json.RawMessage {
+	for _, s := range lsp.DefaultServers() {
+		if s.Name == "gopls" {
+			return s.InitializationOptions
+		}
+	}
+	return nil
 }
 
 // shortVersion pulls "vX.Y.Z" out of gopls's JSON version blob.
