@@ -29,16 +29,8 @@ var (
 //	go test -run X -bench Paired/hover -benchtime 300x ./internal/bench -args -paired.columns bare,acp-lsp -paired.mcp-client lean
 func BenchmarkPaired(b *testing.B) {
 	ctx := context.Background()
-	cache := filepath.Join(peers.ModuleRoot(), ".cache", "bench")
-	gopls, err := peers.Find("gopls")
-	if err != nil {
-		b.Fatal(err)
-	}
+	gopls, cache, w := benchWorkspace(b)
 	env := &Env{Gopls: gopls, Base: peers.Env(), NodeModules: cache, Cache: cache, MCPClient: *pairedClient}
-	w, err := Fetch(ctx, cache, DefaultSpec, env.Base)
-	if err != nil {
-		b.Fatal(err)
-	}
 	var subs []Subject
 	var keys []string
 	var targets []*Target
@@ -97,4 +89,19 @@ func BenchmarkPaired(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchWorkspace finds gopls and fetches the bench's workspace module into
+// .cache/bench, as scripts/bench.sh does, for the benchmarks that use it.
+func benchWorkspace(b *testing.B) (gopls, cache string, w *Workspace) {
+	b.Helper()
+	gopls, err := peers.Find("gopls")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache = filepath.Join(peers.ModuleRoot(), ".cache", "bench")
+	if w, err = Fetch(context.Background(), cache, DefaultSpec, peers.Env()); err != nil {
+		b.Fatal(err)
+	}
+	return gopls, cache, w
 }

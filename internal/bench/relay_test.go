@@ -92,15 +92,7 @@ func serveRelayForBench() {
 //	go test -run X -bench RelayFloor -benchtime 300x ./internal/bench
 func BenchmarkRelayFloor(b *testing.B) {
 	ctx := context.Background()
-	cache := filepath.Join(peers.ModuleRoot(), ".cache", "bench")
-	gopls, err := peers.Find("gopls")
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := Fetch(ctx, cache, DefaultSpec, peers.Env())
-	if err != nil {
-		b.Fatal(err)
-	}
+	gopls, cache, w := benchWorkspace(b)
 	var roots []string
 	var t *Target
 	for _, name := range []string{"relay", "relay-process"} {
