@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -127,6 +128,33 @@ func FuzzToolArguments(f *testing.F) {
 		}
 		if got, _ := os.ReadFile(filepath.Join(root, "main.go")); string(got) != mainGo {
 			t.Fatalf("%s changed main.go without apply", b)
+		}
+	})
+}
+
+// relPathRef is relPath as it was before its fast path: filepath.Rel
+// alone.
+func relPathRef(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// FuzzRelPath: relPath's fast path for clean paths below the root says
+// what filepath.Rel says, for any root and path (paths come from servers'
+// answers).
+func FuzzRelPath(f *testing.F) {
+	for _, c := range [][2]string{
+		{"/w", "/w/a.go"}, {"/w", "/w"}, {"/w", "/wx/a.go"}, {"/w", "/w/../x"}, {"/w", "/w//a"},
+		{"/w", "/w/a/"}, {"/w", "/w/.git/x"}, {"/w", "/w/..a"}, {"/", "/a/b"}, {"/w/", "/w/a"},
+		{"/w", "w/a"}, {"/w/./x", "/w/./x/a"}, {"/w", "/w/a/./b"}, {"", "a"},
+	} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, root, path string) {
+		if got, want := relPath(root, path), relPathRef(root, path); got != want {
+			t.Fatalf("relPath(%q, %q) = %q, filepath.Rel says %q", root, path, got, want)
 		}
 	})
 }

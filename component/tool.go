@@ -588,7 +588,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// relPath is path relative to root, with forward slashes, or path itself
+// when it is not below root.
 func relPath(root, path string) string {
+	// The usual case, a clean path below the root, without Rel's cleaning
+	// of both: a workspace-symbol answer takes this once per result, and
+	// Rel was a fourteenth of its work. Anything that cleaning could change
+	// (".", "..", doubled or trailing separators) takes Rel.
+	if rest, ok := strings.CutPrefix(path, root); ok && filepath.Separator == '/' {
+		if root != "/" {
+			rest, ok = strings.CutPrefix(rest, "/")
+		}
+		if ok && rest != "" && rest[0] != '.' && rest[0] != '/' && !strings.HasSuffix(rest, "/") &&
+			!strings.Contains(rest, "/.") && !strings.Contains(rest, "//") && filepath.Clean(root) == root {
+			return rest
+		}
+	}
 	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
 	}
