@@ -161,7 +161,7 @@ func TestRealSymbolScope(t *testing.T) {
 					URI string `json:"uri"`
 				} `json:"location"`
 			}
-			if err := json.Unmarshal(raw, &syms); err != nil {
+			if err := decode(raw, &syms); err != nil {
 				t.Fatal(err)
 			}
 			inside, outside := 0, 0
