@@ -26,6 +26,12 @@ import (
 // bytes came": idle runs only when the read would wait, not whenever the
 // line reader's buffer is empty, so a writer that keeps the pipe full is
 // forwarded with fewer, larger writes.
+//
+// A read is always tried before waiting, even right after a short read
+// emptied the kernel's buffer: os's RawConn.Read resets the descriptor's
+// readiness on entry, so an edge that came meanwhile is forgotten, and
+// waiting first could wait forever on a pipe that is full again (tried:
+// TestLentMessagesQueued hung, writer and reader both in IO wait).
 type rawFile struct {
 	f    *os.File
 	rc   syscall.RawConn
