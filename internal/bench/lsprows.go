@@ -166,6 +166,11 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 		return err
 	}
 	defer os.WriteFile(path, orig, 0o644)
+	// Settled like the warm rows: the last of them may have left the
+	// column's servers working.
+	if d := settle(ctx); d > 2*settleWindow {
+		logf("lsp: %s: diagnostics after an edit: the servers were busy for %v before the row", col.Name, d.Round(100*time.Millisecond))
+	}
 	cell := res.Cells[len(LSPRows)-1][ci]
 	for i := 0; i < runs; i++ {
 		token := fmt.Sprintf("bench-edit-%d-%d", time.Now().UnixNano()%1e6, i)
