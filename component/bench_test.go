@@ -307,13 +307,7 @@ func benchSymbols(b *testing.B, root, outside string) string {
 	for i, f := range files {
 		path := filepath.Join(f.dir, f.path)
 		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(body.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		// Older than the document cache's racy window, as a workspace's
-		// files are: kept, not read again every call.
-		old := time.Now().Add(-time.Hour)
-		os.Chtimes(path, old, old)
+		writeOld(b, path, body.String())
 		for j := range f.n {
 			line := 2 + (i*37+j*41)%1000
 			syms = append(syms, fmt.Sprintf(`{"name":"ParseCheck%d","kind":12,"location":{"uri":%q,"range":{"start":{"line":%d,"character":5},"end":{"line":%d,"character":19}}},"containerName":"x"}`, line-2, edit.URIFromPath(path), line, line))
