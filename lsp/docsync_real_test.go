@@ -144,11 +144,7 @@ func TestRealSymbolScope(t *testing.T) {
 			if c.initOptions != nil {
 				servers[0].InitializationOptions = c.initOptions
 			}
-			m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), Servers: servers,
-				Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newRealManager(t, root, func(o *Options) { o.Servers = servers })
 			defer m.Close(context.Background())
 			main := filepath.Join(root, "main.go")
 			raw, err := m.Request(t.Context(), main, "workspace/symbol", json.RawMessage(`{"query":"Println"}`))

@@ -89,12 +89,16 @@ var realCases = []realCase{
 	{"clangd", "clangd", "c", "main.c", "Use of undeclared identifier 'undefined_var'", "undefined_var", "0", "static const char", "日本語", position.UTF8},
 }
 
-func newRealManager(t testing.TB, root string) *Manager {
+func newRealManager(t testing.TB, root string, tweaks ...func(*Options)) *Manager {
 	t.Helper()
 	// Generous bounds: the machine running the tests may be loaded many
 	// times over, and these tests are about answers, not speed.
-	m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), MaxOpenDocuments: 2000,
-		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}})
+	o := Options{Roots: []string{root}, Env: peers.Env(), MaxOpenDocuments: 2000,
+		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}}
+	for _, tweak := range tweaks {
+		tweak(&o)
+	}
+	m, err := NewManager(o)
 	if err != nil {
 		t.Fatal(err)
 	}
