@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
@@ -34,6 +35,9 @@ type Stream struct {
 	w    *bufio.Writer
 	wc   io.Writer
 	msgs []Message // slab the next messages read are taken from
+	// method is the last method read without a backslash in its
+	// name, parse's hint.
+	method string
 
 	// lend, set by the chain's reader (lendLines), makes Read return
 	// notifications whose Raw points into the read buffer (Message.lent)
@@ -136,7 +140,7 @@ func (s *Stream) Read() (*Message, error) {
 			return nil, err
 		}
 		m := s.newMessage()
-		err = m.parse(line)
+		err = m.parse(line, s.method)
 		if err != nil {
 			if !m.scanned {
 				m = nil
@@ -151,6 +155,9 @@ func (s *Stream) Read() (*Message, error) {
 				s.writeDirect(NewErrorResponse(nil, code, err.Error(), nil))
 			}
 			continue
+		}
+		if m.Method != s.method && m.Method != "" && !strings.Contains(m.Method, `\\`) {
+			s.method = m.Method
 		}
 		if lent {
 			m.lent = s.lr

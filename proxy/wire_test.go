@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -91,7 +92,43 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		// A reader's hint, the last method it read, changes nothing.
+		var plain Message
+		perr := plain.parse(b, "")
+		for _, hint := range []string{"x", "ab", "a\ufffd", plain.Method} {
+			if strings.Contains(hint, `\`) {
+				continue // never a hint (Stream.Read)
+			}
+			var h Message
+			herr := h.parse(b, hint)
+			if (herr == nil) != (perr == nil) || h.Method != plain.Method || h.Kind != plain.Kind {
+				t.Fatalf("hint %q: method %q kind %v err %v, without it %q %v %v", hint, h.Method, h.Kind, herr, plain.Method, plain.Kind, perr)
+			}
+		}
 	})
+}
+
+// TestParseMethodHint: a method is taken as the hint (a method parse
+// returned before, without a backslash) only when spelled exactly as it;
+// escapes and invalid UTF-8 are still decoded.
+func TestParseMethodHint(t *testing.T) {
+	for _, tc := range []struct{ raw, hint, want string }{
+		{`{"method":"session/update"}`, "session/update", "session/update"},
+		{`{"method":"session/update"}`, "session/prompt", "session/update"},
+		{`{"method":"a\u0062"}`, "ab", "ab"},
+		{`{"method":"ab"}`, "a", "ab"},
+		{"{\"method\":\"a\xff\"}", "a\ufffd", "a\ufffd"},
+		{`{"method":"a\ufffd"}`, "a\ufffd", "a\ufffd"},
+		{`{"method":""}`, "", ""},
+	} {
+		var m Message
+		if err := m.parse([]byte(tc.raw), tc.hint); err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		if m.Method != tc.want {
+			t.Errorf("%s with hint %q: method %q, want %q", tc.raw, tc.hint, m.Method, tc.want)
+		}
+	}
 }
 
 func TestLineReader(t *testing.T) {
@@ -191,25 +228,42 @@ func (o *oneByte) Read(p []byte) (int, error) {
 	return 1, nil
 }
 
-// TestPlain8 checks the eight-bytes-at-once string scan against the byte
-// test for every byte value at every position of a word of plain bytes.
-// TestSpecial8 checks that special8 marks exactly the bytes that end a
-// plain run of a string, whatever their neighbours.
+// TestSpecial8 checks that special8's lowest mark is the first byte that
+// ends a plain run of a string (a quote, a backslash, a control
+// character), and that it marks nothing in a word of plain bytes, whatever
+// the bytes around: one or two bytes of every value at every position.
 func TestSpecial8(t *testing.T) {
 	plain := func(c byte) bool { return c != '"' && c != '\\' && c >= 0x20 }
+	check := func(w []byte) {
+		t.Helper()
+		first := -1
+		for i, x := range w {
+			if !plain(x) {
+				first = i
+				break
+			}
+		}
+		got := special8(binary.LittleEndian.Uint64(w))
+		switch {
+		case first < 0 && got != 0:
+			t.Fatalf("special8(%q) = %#x, want 0", w, got)
+		case first >= 0 && (got == 0 || bits.TrailingZeros64(got) != 8*first+7):
+			t.Fatalf("special8(%q) = %#x, want the lowest mark at byte %d", w, got, first)
+		}
+	}
+	edges := []byte{0, 0x01, 0x1f, 0x20, 0x21, '"', '\\', 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xe0, 0xff}
 	for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, ' ', '"', '\\', 0, 0x1f} {
 		for pos := range 8 {
 			for c := range 256 {
 				w := bytes.Repeat([]byte{fill}, 8)
 				w[pos] = byte(c)
-				var want uint64
-				for i, x := range w {
-					if !plain(x) {
-						want |= 0x80 << (8 * i)
+				check(w)
+				for pos2 := range 8 {
+					for _, c2 := range edges {
+						w2 := bytes.Clone(w)
+						w2[pos2] = c2
+						check(w2)
 					}
-				}
-				if got := special8(binary.LittleEndian.Uint64(w)); got != want {
-					t.Fatalf("special8(%q) = %#x, want %#x", w, got, want)
 				}
 			}
 		}
