@@ -88,6 +88,16 @@ type Config struct {
 	InjectBudget int
 	// Logger receives the component's logs (default discard).
 	Logger *slog.Logger
+	// ForSession, when set, gives a session settings of its own: called
+	// as the session is set up, before its request goes on, with the
+	// session's workspace (its cwd, symlinks resolved) and this Config,
+	// it returns the Config that session's calls use. Of it only what
+	// one session's calls read counts: AllowMutating, Budget, PageSize,
+	// DiagnosticsWait, NoContextInjection, InjectWarnings and
+	// InjectBudget (zero values take their defaults); everything else
+	// belongs to the Component. It must not change base's AllowMutating
+	// map, and may be called from several goroutines at once.
+	ForSession func(root string, base Config) Config
 }
 
 func (c *Config) fill() error {
@@ -178,6 +188,9 @@ type Component struct {
 type Session struct {
 	c     *Component
 	token string
+	// cfg holds the settings of this session's calls: the Component's
+	// Config, or what Config.ForSession gave.
+	cfg *Config
 	// Root is the session's workspace (its cwd, symlinks resolved).
 	Root  string
 	check func(string) error
@@ -373,7 +386,15 @@ func (c *Component) NewSession(cwd string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("component: session cwd: %w", err)
 	}
-	s := &Session{c: c, token: newToken(), Root: root, check: check,
+	cfg := &c.cfg
+	if c.cfg.ForSession != nil {
+		sc := c.cfg.ForSession(root, c.cfg)
+		if err := sc.fill(); err != nil {
+			return nil, err
+		}
+		cfg = &sc
+	}
+	s := &Session{c: c, token: newToken(), Root: root, check: check, cfg: cfg,
 		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))
@@ -662,11 +683,8 @@ func (c *Component) MarkWritten(path string) { c.markTouched(edit.URIFromPath(pa
 // Call it when a session/prompt goes downstream; it consumes the "touched"
 // state of the session.
 func (c *Component) PromptContext(acpSessionID string) string {
-	if c.cfg.NoContextInjection {
-		return ""
-	}
 	s := c.SessionByACP(acpSessionID)
-	if s == nil {
+	if s == nil || s.cfg.NoContextInjection {
 		return ""
 	}
 	s.mu.Lock()
@@ -686,7 +704,7 @@ func (c *Component) PromptContext(acpSessionID string) string {
 		now := map[string]bool{}
 		nth := map[string]int{}
 		for _, d := range diags {
-			if d.Severity > 2 || (d.Severity == 2 && !c.cfg.InjectWarnings) {
+			if d.Severity > 2 || (d.Severity == 2 && !s.cfg.InjectWarnings) {
 				continue
 			}
 			// A problem is known by its message and which occurrence of
@@ -713,13 +731,13 @@ func (c *Component) PromptContext(acpSessionID string) string {
 	}
 	// Room for the trailer is kept whenever some lines may not fit, so the
 	// block never exceeds the budget.
-	room := c.cfg.InjectBudget - len(more(len(lines)))
+	room := s.cfg.InjectBudget - len(more(len(lines)))
 	total := b.Len()
 	for _, l := range lines {
 		total += len(l) + 1
 	}
-	if total <= c.cfg.InjectBudget {
-		room = c.cfg.InjectBudget
+	if total <= s.cfg.InjectBudget {
+		room = s.cfg.InjectBudget
 	}
 	for i, l := range lines {
 		if b.Len()+len(l)+1 > room {

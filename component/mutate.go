@@ -24,7 +24,7 @@ type change struct {
 // or nothing, then tells upstream which files changed. Denied means nothing
 // is written.
 func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error) (*answer, error) {
-	if apply && !s.c.cfg.allowed(action) {
+	if apply && !s.cfg.allowed(action) {
 		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
 	}
 	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.check}
@@ -371,7 +371,7 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 		if len(a.Command) == 0 {
 			return nil, fmt.Errorf("code action %q has neither an edit nor a command", a.Title)
 		}
-		if !s.c.cfg.allowed("code_actions") {
+		if !s.cfg.allowed("code_actions") {
 			return nil, errors.New("code_actions is turned off in acp-lsp's configuration (allow_mutating)")
 		}
 		if ask := s.c.cfg.AskPermission; ask != nil {

@@ -404,7 +404,7 @@ func (s *Session) renderLocations(ctx context.Context, in Input, title string, l
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.c.cfg.Budget), data: l}
+	return &answer{text: render(l, s.cfg.Budget), data: l}
 }
 
 func sortItems(items []item) {
@@ -442,10 +442,10 @@ func sortByFirstFile(items []item) {
 }
 
 func (s *Session) clip(text string) string {
-	if len(text) <= s.c.cfg.Budget {
+	if len(text) <= s.cfg.Budget {
 		return text
 	}
-	cut := s.c.cfg.Budget - 80
+	cut := s.cfg.Budget - 80
 	for cut > 0 && (text[cut]&0xC0) == 0x80 {
 		cut--
 	}
@@ -629,7 +629,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
 }
 
 // symbolLabel is a workspace symbol's kind and name, and its container
@@ -730,7 +730,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
 }
 
 func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) {
@@ -768,7 +768,7 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.c.cfg.Budget), data: l}, nil
+	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
 }
 
 func renderServers(action string, infos []lspext.ServerInfo) string {
@@ -867,7 +867,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 		scope = relPath(s.Root, p)
 		known = &target{path: p}
 	}
-	rep, err := s.c.backend.DiagnosticReport(ctx, uris, s.c.cfg.DiagnosticsWait)
+	rep, err := s.c.backend.DiagnosticReport(ctx, uris, s.cfg.DiagnosticsWait)
 	if err != nil {
 		return nil, err
 	}
@@ -946,7 +946,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 			l.Notes = append(l.Notes, "no diagnostics received, but NO server answered fresh for the current content: this is not a clean bill of health; try again")
 		}
 	}
-	return &answer{text: render(l, s.c.cfg.Budget), data: map[string]any{"listing": l, "servers": rep.Servers}}, nil
+	return &answer{text: render(l, s.cfg.Budget), data: map[string]any{"listing": l, "servers": rep.Servers}}, nil
 }
 
 func cmpInt(a, b int) int {

@@ -192,7 +192,7 @@ func applies(in Input) bool {
 
 func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 	if in.Limit <= 0 {
-		in.Limit = s.c.cfg.PageSize
+		in.Limit = s.cfg.PageSize
 	}
 	if applies(in) {
 		select {
@@ -507,7 +507,7 @@ func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
 }
 
 func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
-	if !s.c.cfg.allowed("restart") {
+	if !s.cfg.allowed("restart") {
 		return nil, errors.New("restart is turned off in acp-lsp's configuration (allow_mutating)")
 	}
 	uri := ""
@@ -528,7 +528,7 @@ func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
 }
 
 func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
-	if !s.c.cfg.allowed("request") {
+	if !s.cfg.allowed("request") {
 		return nil, errors.New("raw requests are turned off in acp-lsp's configuration (allow_mutating.request); use the specific actions")
 	}
 	if in.Method == "" {

@@ -42,7 +42,10 @@ type chainSetup struct {
 	cfg       config.Config
 	log       *slog.Logger
 	workspace string
-	done      func()
+	// reload loads the configuration for another folder with the same
+	// flags: a session elsewhere gets its own project file's settings.
+	reload func(workspace string) (*config.Loaded, error)
+	done   func()
 }
 
 // setup loads the configuration for the current folder (the workspace the
@@ -77,6 +80,7 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 		cfg:       cfg,
 		log:       log,
 		workspace: wd,
+		reload:    f.cfg.Load,
 		opts: conductor.Options{
 			In:      conductor.Input(stdio.In),
 			Out:     stdio.Out,
@@ -100,7 +104,7 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 // lspStages builds the LSP stack (adapter, then component) as chain stages;
 // the returned func closes it once the chain has stopped.
 func (s *chainSetup) lspStages() ([]conductor.Stage, func(), error) {
-	st, err := stack.Build(s.cfg, s.log, stack.Options{Workspace: s.workspace})
+	st, err := stack.Build(s.cfg, s.log, stack.Options{Workspace: s.workspace, Reload: s.reload})
 	if err != nil {
 		return nil, nil, ExitCode(ExitFailure, err)
 	}

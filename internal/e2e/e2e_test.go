@@ -676,34 +676,38 @@ func TestEditorLanguageServer(t *testing.T) {
 	}
 }
 
-// TestForeignProjectFileIsReported: acp-lsp started in one folder, with a
-// session in another that has its own .acp-lsp.toml, says on stderr that
-// the file is not applied instead of ignoring it silently.
-func TestForeignProjectFileIsReported(t *testing.T) {
+// TestSessionProjectFile: acp-lsp started in one folder, with a session in
+// another that has its own trusted .acp-lsp.toml, applies that file's
+// per-session settings to the session (here: rename turned off) and says
+// on stderr which of its settings apply and which cannot (they belong to
+// the whole process) instead of ignoring the file silently.
+func TestSessionProjectFile(t *testing.T) {
 	env := opencodetest.NewEnv(t)
 	writeUserConfig(t, env)
 	dir := workspace(t)
 	project := filepath.Join(dir, ".acp-lsp.toml")
-	if err := os.WriteFile(project, []byte("[tool]\npage_size = 5\n"), 0o644); err != nil {
+	if err := os.WriteFile(project, []byte("[tool]\nallow_mutating = false\n\n[local]\nwatch = false\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p := opencodetest.Start(t, env, env.Dir, bin.acplsp, "--", bin.acplsp, "agent")
-	conn := p.Connect(opencodetest.NewClient())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, p.Stderr())
+	cmd := exec.Command(bin.acplsp, "trust", dir)
+	cmd.Env = env.Vars
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("acp-lsp trust: %v\n%s", err, out)
 	}
-	if _, err := conn.NewSession(ctx, acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
-		t.Fatalf("session/new: %v\n%s", err, p.Stderr())
+	d := startDirectAt(t, env, env.Dir, dir)
+	steps := []step{{"rename refused by the session's project file", `{"action":"rename","file":"calc.go","line":4,"symbol":"Add","new_name":"Sum","apply":true}`,
+		[]string{"rename is turned off in acp-lsp's configuration (allow_mutating)"}}}
+	checkAnswers(t, steps, []string{d.turn("lsp " + steps[0].args)})
+	d.stop()
+	for _, want := range []string{project, "applies to its sessions (tool.allow_mutating)", "(local.watch) are not applied"} {
+		if !strings.Contains(d.p.Stderr(), want) {
+			t.Errorf("stderr does not say %q:\n%s", want, d.p.Stderr())
+		}
 	}
-	if err := p.Stop(); err != nil {
-		t.Error(err)
+	if b, err := os.ReadFile(filepath.Join(dir, "calc.go")); err != nil || string(b) != calcGo || len(d.client.Permissions()) != 0 {
+		t.Errorf("permission requests %d, calc.go (%v):\n%s\nwant none and calc.go unchanged", len(d.client.Permissions()), err, b)
 	}
-	if !strings.Contains(p.Stderr(), "is not applied") || !strings.Contains(p.Stderr(), project) {
-		t.Errorf("stderr does not report %s as not applied:\n%s", project, p.Stderr())
-	}
-	env.RequireNoLeftovers(t)
+	checkNoLeftovers(t, env)
 }
 
 // TestServerTablesReachLSP: a [servers.gopls] table in the user file
@@ -771,8 +775,15 @@ type direct struct {
 // startDirect starts acp-lsp in dir with env and opens a session in dir.
 func startDirect(t *testing.T, env *opencodetest.Env, dir string, flags ...string) *direct {
 	t.Helper()
+	return startDirectAt(t, env, dir, dir, flags...)
+}
+
+// startDirectAt starts acp-lsp in the folder start and opens a session in
+// dir.
+func startDirectAt(t *testing.T, env *opencodetest.Env, start, dir string, flags ...string) *direct {
+	t.Helper()
 	argv := append(append([]string{bin.acplsp}, flags...), "--", bin.acplsp, "agent")
-	d := &direct{t: t, p: opencodetest.Start(t, env, dir, argv...), client: opencodetest.NewClient()}
+	d := &direct{t: t, p: opencodetest.Start(t, env, start, argv...), client: opencodetest.NewClient()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	d.ctx = ctx

@@ -2,65 +2,114 @@ package stack
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
-	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// projectCheck is the component stage with one addition: acp-lsp loads its
-// configuration once, for the folder it was started in, so a session whose
-// cwd is another folder with its own .acp-lsp.toml would silently run
-// without that file. It warns once per such folder instead. Messages pass
-// exactly as through the Stage; only session setup params are read.
-type projectCheck struct {
-	*component.Stage
+// sessionKeys are the options one session can have of its own: they
+// shape that session's tool calls and prompts only. Every other option
+// (servers, timeouts, caches, the transport, logging) belongs to the
+// process and its shared language servers.
+var sessionKeys = []string{
+	"tool.allow_mutating", "tool.allow_raw_request", "tool.output_budget", "tool.page_size",
+	"diagnostics.wait_budget", "diagnostics.inject_context", "diagnostics.include_warnings",
+	"diagnostics.injection_budget",
+}
+
+// projectSettings gives a session whose folder is not the one acp-lsp
+// was started in the settings of that folder's own .acp-lsp.toml, as far
+// as one session can have settings of its own (sessionKeys). acp-lsp
+// loads its configuration once, for the folder it starts in; without
+// this, a session in another project would silently run without its
+// project file. What the file sets that cannot apply to one session is
+// named in a warning, once per content of the file.
+type projectSettings struct {
 	workspace string
+	reload    func(workspace string) (*config.Loaded, error)
 	log       *slog.Logger
+	opts      Options
 
-	mu     sync.Mutex
-	warned map[string]bool
+	mu   sync.Mutex
+	told map[string]string // project file → the last report logged for it
 }
 
-var (
-	_ proxy.Component = (*projectCheck)(nil)
-	_ proxy.Runner    = (*projectCheck)(nil)
-)
-
-// FromClient implements proxy.Component.
-func (p *projectCheck) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
-	if m.Kind == proxy.KindRequest && component.SetupMethods[m.Method] {
-		p.check(m)
+// forSession implements component.Config.ForSession.
+func (p *projectSettings) forSession(root string, base component.Config) component.Config {
+	if sameDir(root, p.workspace) {
+		return base
 	}
-	p.Stage.FromClient(ctx, hop, m)
-}
-
-func (p *projectCheck) check(m *proxy.Message) {
-	raw, ok := proxy.GetPath(m.Params(), "cwd")
-	if !ok {
-		return
-	}
-	var cwd string
-	if json.Unmarshal(raw, &cwd) != nil || cwd == "" || sameDir(cwd, p.workspace) {
-		return
-	}
-	file := filepath.Join(cwd, config.ProjectFileName)
+	file := filepath.Join(root, config.ProjectFileName)
 	if _, err := os.Stat(file); err != nil {
-		return
+		return base
 	}
+	loaded, err := p.reload(root)
+	if err != nil {
+		p.once(file, slog.LevelError, "project config of this session's folder does not load, so the session runs with the settings acp-lsp started with", "file", file, "err", err)
+		return base
+	}
+	cc, err := ComponentConfig(loaded.Config, p.log, p.opts)
+	if err != nil {
+		p.once(file, slog.LevelError, "project config of this session's folder does not apply, so the session runs with the settings acp-lsp started with", "file", file, "err", err)
+		return base
+	}
+	out := base
+	out.AllowMutating = cc.AllowMutating
+	out.Budget, out.PageSize, out.DiagnosticsWait = cc.Budget, cc.PageSize, cc.DiagnosticsWait
+	out.NoContextInjection, out.InjectWarnings, out.InjectBudget = cc.NoContextInjection, cc.InjectWarnings, cc.InjectBudget
+
+	var applied, process []string
+	for key, src := range loaded.Sources {
+		if src.Kind != config.SourceProject {
+			continue
+		}
+		if slices.Contains(sessionKeys, key) {
+			applied = append(applied, key)
+		} else {
+			process = append(process, key)
+		}
+	}
+	slices.Sort(applied)
+	slices.Sort(process)
+	msg := fmt.Sprintf("project config of this session's folder applies to its sessions (%s)", listOrNone(applied))
+	if len(process) > 0 {
+		msg += fmt.Sprintf("; its other settings (%s) are not applied: they belong to the whole acp-lsp process, which loaded its configuration for the folder it was started in; start acp-lsp in the session's folder to use them", strings.Join(process, ", "))
+	}
+	for _, w := range loaded.Warnings {
+		msg += "; " + w
+	}
+	level := slog.LevelInfo
+	if len(process) > 0 || len(loaded.Warnings) > 0 {
+		level = slog.LevelWarn
+	}
+	p.once(file, level, msg, "file", file, "loaded_for", p.workspace)
+	return out
+}
+
+// once logs msg for file unless the last report for file was the same.
+func (p *projectSettings) once(file string, level slog.Level, msg string, args ...any) {
+	key := msg + fmt.Sprint(args...)
 	p.mu.Lock()
-	seen := p.warned[file]
-	p.warned[file] = true
+	seen := p.told[file] == key
+	p.told[file] = key
 	p.mu.Unlock()
 	if !seen {
-		p.log.Warn("project config of this session's folder is not applied: acp-lsp loaded its configuration when it started, for the folder it was started in; start acp-lsp in the session's folder to use it",
-			"file", file, "loaded_for", p.workspace)
+		p.log.Log(context.Background(), level, msg, args...)
 	}
+}
+
+func listOrNone(keys []string) string {
+	if len(keys) == 0 {
+		return "none of its settings"
+	}
+	return strings.Join(keys, ", ")
 }
 
 // sameDir compares two folders after resolving symlinks.

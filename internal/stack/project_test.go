@@ -2,63 +2,108 @@ package stack
 
 import (
 	"bytes"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
-	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-func TestProjectCheckWarnsOncePerForeignProjectFile(t *testing.T) {
+// TestProjectSettingsPerSession: a session in a folder with its own
+// project file gets that file's per-session settings (only the safe ones
+// while it is untrusted, all once trusted), and the settings that belong
+// to the process are named in a warning, once per content of the file.
+func TestProjectSettingsPerSession(t *testing.T) {
 	root := t.TempDir()
-	started := filepath.Join(root, "started")
-	other := filepath.Join(root, "other")
-	bare := filepath.Join(root, "bare")
-	for _, d := range []string{started, other, bare} {
+	state := t.TempDir()
+	dir := func(name, project string) string {
+		d := filepath.Join(root, name)
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, d := range []string{started, other} {
-		if err := os.WriteFile(filepath.Join(d, config.ProjectFileName), []byte("[tool]\npage_size = 5\n"), 0o644); err != nil {
-			t.Fatal(err)
+		if project != "" {
+			if err := os.WriteFile(filepath.Join(d, config.ProjectFileName), []byte(project), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
+		return d
 	}
+	started := dir("started", "[tool]\npage_size = 5\n")
+	bare := dir("bare", "")
+	other := dir("other", "[tool]\npage_size = 7\nallow_raw_request = true\n\n[local]\nwatch = false\n")
+	trusted := dir("trusted", "[tool]\nallow_raw_request = true\nallow_mutating = false\n[diagnostics]\ninjection_budget = 0\n[local]\nwatch = false\n")
+	broken := dir("broken", "[tool]\npage_size = \"many\"\n")
 	link := filepath.Join(root, "link")
 	if err := os.Symlink(started, link); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		name   string
-		method string
-		cwd    string
-		warn   bool
-	}{
-		{"the folder acp-lsp started in", "session/new", started, false},
-		{"the same folder through a symlink", "session/new", link, false},
-		{"a folder without a project file", "session/new", bare, false},
-		{"another project", "session/new", other, true},
-		{"another project again: warned already", "session/load", other, false},
+	if _, err := config.NewTrustStore(state).Trust(filepath.Join(trusted, config.ProjectFileName), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return root // no user file there
+		}
+		return ""
+	}
+	reload := func(ws string) (*config.Loaded, error) {
+		return config.Load(config.Options{Workspace: ws, StateDir: state, Getenv: getenv})
 	}
 	var logs bytes.Buffer
-	p := &projectCheck{workspace: started, log: slog.New(slog.NewTextHandler(&logs, nil)), warned: map[string]bool{}}
+	p := &projectSettings{workspace: started, reload: reload, log: slog.New(slog.NewTextHandler(&logs, nil)), told: map[string]string{}}
+	base := component.Config{PageSize: 100, Budget: 12000, AllowMutating: map[string]bool{"request": false}}
+
+	tests := []struct {
+		name     string
+		cwd      string
+		pageSize int
+		raw      bool   // tool.allow_raw_request
+		rename   bool   // tool.allow_mutating
+		noInject bool   // diagnostics.injection_budget = 0
+		log      string // in the log, or "" for nothing logged
+	}{
+		{"the folder acp-lsp started in", started, 100, false, true, false, ""},
+		{"the same folder through a symlink", link, 100, false, true, false, ""},
+		{"a folder without a project file", bare, 100, false, true, false, ""},
+		{"another project, untrusted: its safe settings", other, 7, false, true, false, "local.watch"},
+		{"the same project again: told already", other, 7, false, true, false, ""},
+		{"a trusted project: all its session settings", trusted, defaultPageSize(t), true, false, true, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
+		{"a project file with errors: the settings acp-lsp started with", broken, 100, false, true, false, "does not load"},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logs.Reset()
-			params, _ := json.Marshal(map[string]any{"cwd": tt.cwd, "mcpServers": []any{}})
-			m := proxy.NewRequest(json.RawMessage(`1`), tt.method, params)
-			p.check(m)
-			warned := strings.Contains(logs.String(), "is not applied")
-			if warned != tt.warn {
-				t.Errorf("warned %v, want %v; log: %s", warned, tt.warn, logs.String())
+			got := p.forSession(tt.cwd, base)
+			if got.PageSize != tt.pageSize {
+				t.Errorf("page size %d, want %d", got.PageSize, tt.pageSize)
 			}
-			if warned && !strings.Contains(logs.String(), filepath.Join(other, config.ProjectFileName)) {
-				t.Errorf("warning does not name the file: %s", logs.String())
+			if raw := got.AllowMutating["request"]; raw != tt.raw {
+				t.Errorf("raw request allowed %v, want %v", raw, tt.raw)
+			}
+			if rename, ok := got.AllowMutating["rename"]; (!ok || rename) != tt.rename {
+				t.Errorf("rename allowed %v (set %v), want %v", rename, ok, tt.rename)
+			}
+			if got.NoContextInjection != tt.noInject {
+				t.Errorf("context injection off %v, want %v", got.NoContextInjection, tt.noInject)
+			}
+			switch {
+			case tt.log == "" && logs.Len() > 0:
+				t.Errorf("logged %s", logs.String())
+			case tt.log != "" && !strings.Contains(logs.String(), tt.log):
+				t.Errorf("log does not say %q: %s", tt.log, logs.String())
+			case tt.log != "" && !strings.Contains(logs.String(), filepath.Join(tt.cwd, config.ProjectFileName)):
+				t.Errorf("log does not name the file: %s", logs.String())
 			}
 		})
 	}
+}
+
+// defaultPageSize is tool.page_size's built-in default.
+func defaultPageSize(t *testing.T) int {
+	t.Helper()
+	return config.Defaults().Tool.PageSize
 }

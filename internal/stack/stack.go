@@ -35,10 +35,16 @@ type Options struct {
 	// cwd is added when it starts).
 	Roots []string
 	// Workspace is the folder whose project file (.acp-lsp.toml) the
-	// configuration was loaded for; a session in another folder that has
-	// its own project file gets a warning that it is not applied. Empty
-	// skips the check.
+	// configuration was loaded for.
 	Workspace string
+	// Reload loads the configuration for another folder from what acp-lsp
+	// started with (user file, environment, flags). With Workspace set, a
+	// session in another folder that has its own project file gets that
+	// file's settings as far as one session can have its own (the tool's
+	// gates, budget and page size, the diagnostics wait and prompt
+	// injection); the rest is named in a warning. Nil: every session
+	// gets the configuration Build was given.
+	Reload func(workspace string) (*config.Loaded, error)
 }
 
 // Stack is the adapter and the component stage of one chain. Its parts are
@@ -50,9 +56,6 @@ type Stack struct {
 	// Stage serves the lsp tool to agent sessions.
 	Stage *component.Stage
 
-	// stage is Stage as placed in the chain: with the project-file check
-	// when Options.Workspace is set.
-	stage proxy.Component
 	// closing tracks the shutdown of the language servers started when
 	// the chain stopped (see earlyClose).
 	closing sync.WaitGroup
@@ -61,7 +64,7 @@ type Stack struct {
 // Components returns the stack's chain components, editor side first:
 // the adapter, then the component stage.
 func (s *Stack) Components() []proxy.Component {
-	return []proxy.Component{&earlyClose{Adapter: s.Adapter, s: s}, s.stage}
+	return []proxy.Component{&earlyClose{Adapter: s.Adapter, s: s}, s.Stage}
 }
 
 // earlyClose is the adapter as placed in the chain: when the chain stops,
@@ -116,6 +119,10 @@ func Build(cfg config.Config, logger *slog.Logger, opts Options) (*Stack, error)
 	if err != nil {
 		return nil, err
 	}
+	if opts.Workspace != "" && opts.Reload != nil {
+		p := &projectSettings{workspace: opts.Workspace, reload: opts.Reload, log: logger.With("part", "component"), opts: opts, told: map[string]string{}}
+		cc.ForSession = p.forSession
+	}
 	a, err := adapter.New(ac)
 	if err != nil {
 		return nil, fmt.Errorf("build stack: %w", err)
@@ -125,11 +132,7 @@ func Build(cfg config.Config, logger *slog.Logger, opts Options) (*Stack, error)
 		a.Close()
 		return nil, fmt.Errorf("build stack: %w", err)
 	}
-	out := &Stack{Adapter: a, Stage: st, stage: st}
-	if opts.Workspace != "" {
-		out.stage = &projectCheck{Stage: st, workspace: opts.Workspace, log: logger, warned: map[string]bool{}}
-	}
-	return out, nil
+	return &Stack{Adapter: a, Stage: st}, nil
 }
 
 // AdapterConfig maps cfg onto the adapter's configuration and the options
