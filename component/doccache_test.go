@@ -1,10 +1,16 @@
 package component
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
 // TestDocCache: a document is served again only while the file is
@@ -67,5 +73,38 @@ func TestDocCache(t *testing.T) {
 	os.Remove(path)
 	if _, err := c.read(path); !os.IsNotExist(err) {
 		t.Fatalf("a removed file: %v", err)
+	}
+}
+
+// TestDiagnosticsFileFromCache: the file a diagnostics call names is shown
+// from the document cache on the next call, not read anew each time.
+func TestDiagnosticsFileFromCache(t *testing.T) {
+	c, s, fb, cs := setup(t, Config{})
+	path := filepath.Join(s.Root, "main.go")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	fb.report = &lspext.DiagnosticReportResult{
+		Files:   []lspext.FileDiagnostics{{URI: edit.URIFromPath(path), Server: "gopls", Diagnostics: json.RawMessage(`[{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"severity":1,"message":"boom"}]`)}},
+		Servers: []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}},
+	}
+	var first *position.Document
+	for i := range 2 {
+		text, isErr := callTool(t, cs, map[string]any{"action": "diagnostics", "file": "main.go"})
+		if isErr || !strings.Contains(text, "main.go:5:6") || !strings.Contains(text, "func add") {
+			t.Fatalf("call %d: %s", i, text)
+		}
+		c.docs.mu.Lock()
+		e, ok := c.docs.m[path]
+		c.docs.mu.Unlock()
+		switch {
+		case !ok:
+			t.Fatalf("call %d: main.go is not in the document cache", i)
+		case i == 0:
+			first = e.doc
+		case e.doc != first:
+			t.Errorf("call %d read main.go again", i)
+		}
 	}
 }
