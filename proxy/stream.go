@@ -156,7 +156,7 @@ func (s *Stream) Read() (*Message, error) {
 			}
 			continue
 		}
-		if m.Method != s.method && m.Method != "" && !strings.Contains(m.Method, `\\`) {
+		if m.Method != s.method && m.Method != "" && strings.IndexByte(m.Method, '\\') < 0 {
 			s.method = m.Method
 		}
 		if lent {

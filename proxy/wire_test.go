@@ -131,6 +131,34 @@ func TestParseMethodHint(t *testing.T) {
 	}
 }
 
+// TestStreamMethodHint: a Stream's reader decodes every method as
+// encoding/json does, whatever method came before: one whose name holds a
+// backslash is never the hint, as its raw spelling may decode otherwise.
+func TestStreamMethodHint(t *testing.T) {
+	lines := []string{
+		`{"method":"session/update"}`,
+		`{"method":"session/update"}`,
+		`{"method":"a\\nb"}`, // a, backslash, n, b
+		`{"method":"a\nb"}`,  // a, newline, b
+		`{"method":"a\u0062"}`,
+		`{"method":"ab"}`,
+	}
+	s := NewStream(strings.NewReader(strings.Join(lines, "\n")+"\n"), io.Discard, StreamOptions{})
+	for _, line := range lines {
+		var want struct{ Method string }
+		if err := json.Unmarshal([]byte(line), &want); err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Method != want.Method {
+			t.Errorf("%s: method %q, want %q", line, m.Method, want.Method)
+		}
+	}
+}
+
 func TestLineReader(t *testing.T) {
 	big := strings.Repeat("x", 1000)
 	in := "a\r\n\n  \n" + big + "\n" + "b" + "\n" + strings.Repeat("y", 5000) + "\nc\nlast"
