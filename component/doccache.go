@@ -43,17 +43,18 @@ const (
 // read returns the document of path as it is on disk now; errors are
 // os.ReadFile's.
 func (c *docCache) read(path string) (*position.Document, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		fi = nil
-	}
-	return c.readWith(path, fi)
+	return c.readWith(path, nil)
 }
 
-// readWith is read with fi, a stat of path the caller took just before
-// (nil when it has none): a caller that looked at the file already saves
-// the one syscall a cached document costs.
+// readWith is read with fi, a stat of path the caller took just before: a
+// caller that looked at the file already saves the one syscall a cached
+// document costs. With fi nil it takes that stat itself.
 func (c *docCache) readWith(path string, fi os.FileInfo) (*position.Document, error) {
+	if fi == nil {
+		if st, err := os.Stat(path); err == nil {
+			fi = st
+		}
+	}
 	if fi != nil {
 		c.mu.Lock()
 		e, ok := c.m[path]

@@ -244,14 +244,7 @@ func (r *renderer) doc(uri string) (string, *position.Document) {
 	// Files outside the workspace (the standard library, dependencies) are
 	// shown by path, never read.
 	if r.within(p) {
-		if fi := r.infos[p]; fi != nil {
-			d, _ = r.s.c.docs.readWith(p, fi)
-		} else {
-			// Inside by the call's own check (the file it was asked
-			// about), which took no stat: read's stat lets the cache
-			// serve it.
-			d, _ = r.s.c.docs.read(p)
-		}
+		d, _ = r.s.c.docs.readWith(p, r.infos[p])
 	}
 	r.docs[p] = d
 	return p, d
