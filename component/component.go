@@ -92,12 +92,22 @@ type Config struct {
 	// as the session is set up, before its request goes on, with the
 	// session's workspace (its cwd, symlinks resolved) and this Config,
 	// it returns the Config that session's calls use. Of it only what
-	// one session's calls read counts: AllowMutating, Budget, PageSize,
-	// DiagnosticsWait, NoContextInjection, InjectWarnings and
-	// InjectBudget (zero values take their defaults); everything else
-	// belongs to the Component. It must not change base's AllowMutating
-	// map, and may be called from several goroutines at once.
+	// one session's calls read counts (see WithSessionSettings; zero
+	// values take their defaults); everything else belongs to the
+	// Component. It must not change base's AllowMutating map, and may be
+	// called from several goroutines at once.
 	ForSession func(root string, base Config) Config
+}
+
+// WithSessionSettings returns c with the settings one session can have of
+// its own taken from s: AllowMutating, Budget, PageSize, DiagnosticsWait,
+// NoContextInjection, InjectWarnings and InjectBudget. A ForSession hook
+// returns it for a session with settings of its own.
+func (c Config) WithSessionSettings(s Config) Config {
+	c.AllowMutating = s.AllowMutating
+	c.Budget, c.PageSize, c.DiagnosticsWait = s.Budget, s.PageSize, s.DiagnosticsWait
+	c.NoContextInjection, c.InjectWarnings, c.InjectBudget = s.NoContextInjection, s.InjectWarnings, s.InjectBudget
+	return c
 }
 
 func (c *Config) fill() error {

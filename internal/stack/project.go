@@ -60,10 +60,7 @@ func (p *projectSettings) forSession(root string, base component.Config) compone
 		p.once(file, slog.LevelError, "project config of this session's folder does not apply, so the session runs with the settings acp-lsp started with", "file", file, "err", err)
 		return base
 	}
-	out := base
-	out.AllowMutating = cc.AllowMutating
-	out.Budget, out.PageSize, out.DiagnosticsWait = cc.Budget, cc.PageSize, cc.DiagnosticsWait
-	out.NoContextInjection, out.InjectWarnings, out.InjectBudget = cc.NoContextInjection, cc.InjectWarnings, cc.InjectBudget
+	out := base.WithSessionSettings(cc)
 
 	var applied, process []string
 	for key, src := range loaded.Sources {

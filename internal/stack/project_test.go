@@ -71,7 +71,7 @@ func TestProjectSettingsPerSession(t *testing.T) {
 		{"a folder without a project file", bare, 100, false, true, false, ""},
 		{"another project, untrusted: its safe settings", other, 7, false, true, false, "local.watch"},
 		{"the same project again: told already", other, 7, false, true, false, ""},
-		{"a trusted project: all its session settings", trusted, defaultPageSize(t), true, false, true, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
+		{"a trusted project: all its session settings", trusted, config.Defaults().Tool.PageSize, true, false, true, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
 		{"a project file with errors: the settings acp-lsp started with", broken, 100, false, true, false, "does not load"},
 	}
 	for _, tt := range tests {
@@ -100,10 +100,4 @@ func TestProjectSettingsPerSession(t *testing.T) {
 			}
 		})
 	}
-}
-
-// defaultPageSize is tool.page_size's built-in default.
-func defaultPageSize(t *testing.T) int {
-	t.Helper()
-	return config.Defaults().Tool.PageSize
 }
