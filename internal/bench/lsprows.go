@@ -173,9 +173,8 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 	}
 	cell := res.Cells[len(LSPRows)-1][ci]
 	for i := 0; i < runs; i++ {
-		token := fmt.Sprintf("bench-edit-%d-%d", time.Now().UnixNano()%1e6, i)
-		edited := fmt.Sprintf("%s\nvar benchEdit%d int = %q\n", orig, i, token)
-		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		edited, token := typeErrorEdit(orig, i)
+		if err := os.WriteFile(path, edited, 0o644); err != nil {
 			return err
 		}
 		dctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -190,4 +189,13 @@ func lspColumn(ctx context.Context, env *Env, w *Workspace, t *Target, col Colum
 		cell.Samples = append(cell.Samples, Sample{D: d, Right: ok, Why: why})
 	}
 	return nil
+}
+
+// typeErrorEdit returns orig with a new type error appended, the n-th of
+// a run, as an agent's edit would add one, and the token that gopls's
+// message about it quotes: an answer that names the token reflects this
+// edit.
+func typeErrorEdit(orig []byte, n int) (edited []byte, token string) {
+	token = fmt.Sprintf("bench-edit-%d-%d", time.Now().UnixNano()%1e6, n)
+	return fmt.Appendf(nil, "%s\nvar benchEdit%d int = %q\n", orig, n, token), token
 }

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,9 +117,8 @@ func BenchmarkPaired(b *testing.B) {
 				b.StopTimer()
 				settle(ctx)
 				n++
-				token := fmt.Sprintf("paired-edit-%d-%d", time.Now().UnixNano()%1e6, n)
-				edited := fmt.Sprintf("%s\nvar pairedEdit%d int = %q\n", origs[i], n, token)
-				if err := os.WriteFile(filepath.Join(roots[i], targets[i].EditFile), []byte(edited), 0o644); err != nil {
+				edited, token := typeErrorEdit(origs[i], n)
+				if err := os.WriteFile(filepath.Join(roots[i], targets[i].EditFile), edited, 0o644); err != nil {
 					b.Fatal(err)
 				}
 				b.StartTimer()
