@@ -56,20 +56,6 @@ func BenchmarkPaired(b *testing.B) {
 		defer s.Close()
 		subs, keys, targets, roots = append(subs, s), append(keys, key), append(targets, t), append(roots, root)
 	}
-	report := func(b *testing.B, ds [][]time.Duration) {
-		first := 0.0
-		for i := range subs {
-			slices.Sort(ds[i])
-			med := float64(ds[i][len(ds[i])/2].Microseconds()) / 1000
-			if i == 0 {
-				first = med
-			}
-			b.ReportMetric(med, keys[i]+"-ms")
-			if i > 0 && first > 0 {
-				b.ReportMetric(med/first, keys[i]+"-x")
-			}
-		}
-	}
 	for _, op := range warmOps {
 		b.Run(strings.ReplaceAll(string(op), " ", "-"), func(b *testing.B) {
 			for i, s := range subs {
@@ -91,7 +77,7 @@ func BenchmarkPaired(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			report(b, ds)
+			reportMedians(b, keys, ds)
 		})
 	}
 	// Diagnostics after an edit, as the table's row: a new type error
@@ -130,7 +116,7 @@ func BenchmarkPaired(b *testing.B) {
 				}
 			}
 		}
-		report(b, ds)
+		reportMedians(b, keys, ds)
 	})
 }
 
@@ -147,4 +133,22 @@ func benchWorkspace(b *testing.B) (gopls, cache string, w *Workspace) {
 		b.Fatal(err)
 	}
 	return gopls, cache, w
+}
+
+// reportMedians reports each column's median in milliseconds (<name>-ms)
+// and its ratio to the first column's (<name>-x); ds[i] are the times of
+// names[i], sorted in place.
+func reportMedians(b *testing.B, names []string, ds [][]time.Duration) {
+	first := 0.0
+	for i, d := range ds {
+		slices.Sort(d)
+		med := float64(d[len(d)/2].Microseconds()) / 1000
+		if i == 0 {
+			first = med
+		}
+		b.ReportMetric(med, names[i]+"-ms")
+		if i > 0 && first > 0 {
+			b.ReportMetric(med/first, names[i]+"-x")
+		}
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -193,15 +192,5 @@ func BenchmarkRelayFloor(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	var bare float64
-	for i, d := range ds {
-		slices.Sort(d)
-		med := float64(d[len(d)/2].Microseconds()) / 1000
-		b.ReportMetric(med, names[i]+"-ms")
-		if i == 0 {
-			bare = med
-		} else {
-			b.ReportMetric(med/bare, names[i]+"-x")
-		}
-	}
+	reportMedians(b, names, ds)
 }
