@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/internal/forwardbench"
 )
 
 func TestMain(m *testing.M) {
@@ -249,5 +252,50 @@ func TestChildrenCPU(t *testing.T) {
 	}
 	if other, _ := childrenCPU(1 << 30); other != 0 {
 		t.Errorf("descendants of a pid that does not exist used %d ticks", other)
+	}
+}
+
+func TestForwardGoals(t *testing.T) {
+	us := time.Microsecond
+	mk := func(p50 time.Duration, rate float64, cpu time.Duration, tenth, end int64) *ForwardResult {
+		return &ForwardResult{Results: forwardbench.Results{
+			DecodePerMsg: 3 * us,
+			Results: []forwardbench.Result{
+				{Mode: forwardbench.ModeDirect, P50: 100 * us, P99: 200 * us, MsgsPerSec: 1000},
+				{Mode: forwardbench.ModeWrapper, P50: p50, P99: 300 * us, MsgsPerSec: rate, CPUPerMsg: cpu, MemKind: "rss", MemAtTenth: tenth, MemAtEnd: end},
+			},
+		}}
+	}
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name string
+		f    *ForwardResult
+		want []string
+	}{
+		{"all met", mk(150*us, 900, 600*time.Nanosecond, 12*mb, 13*mb), []string{
+			"wrapper round trip p50 ≤ 2.2× direct: 1.50× — **met**",
+			"wrapper session/update throughput ≥ 0.8× direct: 0.90× — **met**",
+			"wrapper CPU per message ≤ 0.25× one encoding/json decode of it (3.00 µs here): 0.60 µs = 0.20× — **met**",
+			"wrapper memory flat over the stream: rss 12.0 → 13.0 MiB — **met**",
+		}},
+		{"none met", mk(230*us, 700, 900*time.Nanosecond, 12*mb, 15*mb), []string{
+			"wrapper round trip p50 ≤ 2.2× direct: 2.30× — **not met**",
+			"wrapper session/update throughput ≥ 0.8× direct: 0.70× — **not met**",
+			"wrapper CPU per message ≤ 0.25× one encoding/json decode of it (3.00 µs here): 0.90 µs = 0.30× — **not met**",
+			"wrapper memory flat over the stream: rss 12.0 → 15.0 MiB — **not met**",
+		}},
+		{"big but flat", mk(150*us, 900, 600*time.Nanosecond, 100*mb, 109*mb), []string{
+			"wrapper round trip p50 ≤ 2.2× direct: 1.50× — **met**",
+			"wrapper session/update throughput ≥ 0.8× direct: 0.90× — **met**",
+			"wrapper CPU per message ≤ 0.25× one encoding/json decode of it (3.00 µs here): 0.60 µs = 0.20× — **met**",
+			"wrapper memory flat over the stream: rss 100.0 → 109.0 MiB — **met**",
+		}},
+		{"no direct row", &ForwardResult{Results: forwardbench.Results{Results: []forwardbench.Result{{Mode: forwardbench.ModeChain, MemKind: "go-heap"}}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.f.goals(); !slices.Equal(got, tc.want) {
+				t.Errorf("goals:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
 	}
 }

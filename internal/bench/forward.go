@@ -62,11 +62,49 @@ func (f *ForwardResult) markdown(b *strings.Builder) {
 		}
 		cpu := "–"
 		if r.CPUPerMsg > 0 {
-			cpu = fmt.Sprintf("%.1f µs", float64(r.CPUPerMsg)/float64(time.Microsecond))
+			cpu = fmt.Sprintf("%.2f µs", micros(r.CPUPerMsg))
 		}
 		p("| %s | %s | %s | %s | %.0f msg/s (%.1f MB/s) | %s | %s | %s |\n", r.Mode, fmtMicro(r.P50), fmtMicro(r.P99), rp50, r.MsgsPerSec, r.MBPerSec, thr, cpu, mem)
 	}
+	if goals := f.goals(); len(goals) > 0 {
+		p("\nGoals:\n\n")
+		for _, g := range goals {
+			p("- %s\n", g)
+		}
+	}
 }
+
+// goals evaluates issue 3's goals on the rows: the wrapper's round trip
+// p50 within 2.2× direct (two extra pipe hops make 2× the floor), its
+// throughput at least 0.8× direct, its CPU per message at most a quarter
+// of one encoding/json decode of the message measured in the same run,
+// and every process mode's memory flat over the stream.
+func (f *ForwardResult) goals() []string {
+	var out []string
+	if p50, _, thr, ok := f.Results.Ratio(forwardbench.ModeWrapper); ok {
+		out = append(out,
+			fmt.Sprintf("wrapper round trip p50 ≤ 2.2× direct: %.2f× — %s", p50, verdict(p50 <= 2.2)),
+			fmt.Sprintf("wrapper session/update throughput ≥ 0.8× direct: %.2f× — %s", thr, verdict(thr >= 0.8)))
+	}
+	if w, ok := f.Results.Get(forwardbench.ModeWrapper); ok && w.CPUPerMsg > 0 && f.Results.DecodePerMsg > 0 {
+		x := float64(w.CPUPerMsg) / float64(f.Results.DecodePerMsg)
+		out = append(out, fmt.Sprintf("wrapper CPU per message ≤ 0.25× one encoding/json decode of it (%.2f µs here): %.2f µs = %.2f× — %s",
+			micros(f.Results.DecodePerMsg), micros(w.CPUPerMsg), x, verdict(x <= 0.25)))
+	}
+	for _, r := range f.Results.Results {
+		if r.MemKind != "rss" {
+			continue
+		}
+		// Flat: the end within 10 % (or 2 MiB, the runtime's own
+		// granularity) of the tenth, as the scale rows judge the heap.
+		grow := r.MemAtEnd - r.MemAtTenth
+		out = append(out, fmt.Sprintf("%s memory flat over the stream: rss %.1f → %.1f MiB — %s",
+			r.Mode, mib(r.MemAtTenth), mib(r.MemAtEnd), verdict(float64(grow) <= max(0.1*float64(r.MemAtTenth), 2<<20))))
+	}
+	return out
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }
 

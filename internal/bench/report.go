@@ -218,6 +218,14 @@ func (r *Report) lspMarkdown(b *strings.Builder) {
 	}
 }
 
+// verdict is a goal's mark in the report.
+func verdict(ok bool) string {
+	if ok {
+		return "**met**"
+	}
+	return "**not met**"
+}
+
 // goals evaluates the goals on the LSP table.
 func (r *Report) goals() []string {
 	l := r.LSP
@@ -226,12 +234,6 @@ func (r *Report) goals() []string {
 		return nil
 	}
 	var out []string
-	verdict := func(ok bool) string {
-		if ok {
-			return "**met**"
-		}
-		return "**not met**"
-	}
 	for ri := 1; ri <= 4 && colBare >= 0; ri++ {
 		a, t := l.Cells[ri][colBare], l.Cells[ri][colTool]
 		if !a.Usable() || !t.Usable() {

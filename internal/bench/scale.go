@@ -305,10 +305,6 @@ func (s *ScaleResult) markdown(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	p("\n### Scale (through the in-process chain, real gopls)\n\n| Row | Result | Check | |\n|---|---|---|---|\n")
 	for _, r := range s.Rows {
-		v := "**met**"
-		if !r.OK {
-			v = "**not met**"
-		}
-		p("| %s | %s | %s | %s |\n", r.Name, strings.ReplaceAll(r.Result, "|", "\\|"), r.Check, v)
+		p("| %s | %s | %s | %s |\n", r.Name, strings.ReplaceAll(r.Result, "|", "\\|"), r.Check, verdict(r.OK))
 	}
 }
