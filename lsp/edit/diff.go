@@ -17,20 +17,18 @@ const maxDiffCost = 1000
 
 // splitLines splits text into lines that keep their terminators, so that
 // joining them gives the text back and a changed line ending is a change.
+// Lines end at "\n" only, as in diff(1): a lone "\r" is text, because a
+// diff line ended by "\r" alone runs into the next one for every reader.
 func splitLines(text string) []string {
 	var lines []string
 	for len(text) > 0 {
-		i := strings.IndexAny(text, "\r\n")
+		i := strings.IndexByte(text, '\n')
 		if i < 0 {
 			lines = append(lines, text)
 			break
 		}
-		j := i + 1
-		if text[i] == '\r' && j < len(text) && text[j] == '\n' {
-			j++
-		}
-		lines = append(lines, text[:j])
-		text = text[j:]
+		lines = append(lines, text[:i+1])
+		text = text[i+1:]
 	}
 	return lines
 }
@@ -231,7 +229,7 @@ func UnifiedDiff(oldName, newName string, before, after []byte) (diff string, ad
 			}
 			body.WriteByte(o.kind)
 			line := o.line
-			if strings.HasSuffix(line, "\n") || strings.HasSuffix(line, "\r") {
+			if strings.HasSuffix(line, "\n") {
 				body.WriteString(line)
 			} else {
 				body.WriteString(line)

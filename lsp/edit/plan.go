@@ -147,7 +147,7 @@ func (s *sim) get(p string) (*vnode, error) {
 	}
 	for a := filepath.Dir(p); ; a = filepath.Dir(a) {
 		if n, ok := s.nodes[a]; ok {
-			if !n.real || !n.exists || !n.dir {
+			if !n.real || !n.exists || (!n.dir && !s.linkedDir(a, n)) {
 				n := &vnode{}
 				s.nodes[p] = n
 				return n, nil
@@ -170,6 +170,23 @@ func (s *sim) get(p string) (*vnode, error) {
 	n := &vnode{exists: true, real: true, dir: fi.IsDir(), mode: fi.Mode(), src: p}
 	s.nodes[p] = n
 	return n, nil
+}
+
+// linkedDir reports whether n, the node of p, is a symbolic link this edit
+// has not touched that points to a directory: paths below it are the
+// target's, so files can be created and renamed in a symlinked folder.
+// A link moved by this edit is not followed, since a relative link may
+// point elsewhere once moved.
+func (s *sim) linkedDir(p string, n *vnode) bool {
+	if !n.exists || !n.real || n.mode&fs.ModeSymlink == 0 {
+		return false
+	}
+	target, err := s.fs.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	t, err := s.get(target)
+	return err == nil && t.exists && t.dir
 }
 
 // content returns the simulated content of a file node.
@@ -198,7 +215,10 @@ func (s *sim) rec(p string, n *vnode) (*record, error) {
 	// this edit created), which differs from p inside a renamed directory.
 	if n.exists && n.src != "" {
 		r.oldPath = n.src
-		if !n.dir {
+		// Only a regular file has content of its own: reading a symbolic
+		// link reads its target, and fails for a link to a directory or a
+		// dangling one, which can still be deleted or renamed.
+		if !n.dir && n.mode&fs.ModeType == 0 {
 			b, err := s.content(n)
 			if err != nil {
 				return nil, err
@@ -219,6 +239,8 @@ func (s *sim) textEdit(e *TextDocumentEdit, opts *Options) error {
 	if err != nil {
 		return err
 	}
+	// name is the path the edit used, p the file it reaches.
+	name := p
 	if n.exists && n.mode&fs.ModeSymlink != 0 && !n.real {
 		return fmt.Errorf("edit %s: cannot edit a symbolic link moved by this edit", p)
 	}
@@ -243,13 +265,15 @@ func (s *sim) textEdit(e *TextDocumentEdit, opts *Options) error {
 		return fmt.Errorf("edit %s: %w", p, ErrNotExist)
 	}
 	if n.real {
-		// Through a symlinked directory one file has two names; edits
-		// computed for each name separately cannot both apply.
+		// Through a symbolic link (to the file or to a directory above it)
+		// one file has two names; edits computed for each name separately
+		// cannot both apply. Compare the names the edit used: p is already
+		// the link's target.
 		if resolved, err := resolvePath(s.fs, p); err == nil {
-			if prev, ok := s.edited[resolved]; ok && prev != p {
-				return fmt.Errorf("edit %s: the same file as %s (through a symbolic link); edit it under one name", p, prev)
+			if prev, ok := s.edited[resolved]; ok && prev != name {
+				return fmt.Errorf("edit %s: the same file as %s (through a symbolic link); edit it under one name", name, prev)
 			}
-			s.edited[resolved] = p
+			s.edited[resolved] = name
 		}
 	}
 	if n.dir {
@@ -311,7 +335,7 @@ func (s *sim) ensureParent(p string) error {
 		return err
 	}
 	if n.exists {
-		if !n.dir {
+		if !n.dir && !s.linkedDir(parent, n) {
 			return fmt.Errorf("parent %s is not a directory", parent)
 		}
 		return nil
@@ -537,6 +561,15 @@ func (s *sim) rename(c *RenameFile, opts *Options) error {
 		cp.real = false
 		s.nodes[nk] = &cp
 		if r, ok := s.records[k]; ok {
+			if old, ok := s.records[nk]; ok && len(old.ops) > 0 {
+				// nk was deleted earlier in this edit (or went with its
+				// directory): keep its record, or the report would hide
+				// that its content is gone.
+				if old.ops[len(old.ops)-1] != OpDelete {
+					old.ops = append(old.ops, OpDelete)
+				}
+				s.retired = append(s.retired, retired{nk, old})
+			}
 			s.records[nk] = r
 			delete(s.records, k)
 		}
@@ -617,7 +650,7 @@ func (s *sim) result(opts *Options, applied bool) *Result {
 		if n != nil && n.exists && n.dir {
 			fr.Dir = true
 		}
-		if n != nil && n.exists && !n.dir {
+		if n != nil && n.exists && !n.dir && n.mode&fs.ModeType == 0 {
 			b, err := s.content(n)
 			if err == nil {
 				fr.After = b
