@@ -87,6 +87,10 @@ func TestPathFromURI(t *testing.T) {
 		{"http://x/y", "", "only file://"},
 		{"file://server/share/x", "", "remote host"},
 		{"file:rel/x", "", "not an absolute path"},
+		{"file:///tmp/a%3Fb%23c.go", "/tmp/a?b#c.go", ""},
+		{"file:///tmp/a?b.go", "", "query or fragment"},
+		{"file:///tmp/a#b.go", "", "query or fragment"},
+		{"file:///tmp/a?", "", "query or fragment"},
 	} {
 		got, err := PathFromURI(tc.in)
 		if tc.err != "" {

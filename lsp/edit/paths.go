@@ -25,6 +25,12 @@ func PathFromURI(uri string) (string, error) {
 	if u.Scheme != "file" {
 		return "", fmt.Errorf("edit: uri %q: only file:// URIs can be edited", uri)
 	}
+	// A file name's '?' and '#' are percent-encoded in its URI; raw, they
+	// start a query or fragment, and the path alone would name another
+	// file (a?b.go would edit a).
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.HasSuffix(uri, "#") {
+		return "", fmt.Errorf("edit: uri %q: a file URI has no query or fragment (a '?' or '#' in a file name is written %%3F or %%23)", uri)
+	}
 	if u.Host != "" && u.Host != "localhost" {
 		return "", fmt.Errorf("edit: uri %q: remote host %q", uri, u.Host)
 	}
