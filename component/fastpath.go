@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -39,7 +41,8 @@ const fastMaxBody = 1 << 20
 
 // fastCalls are the tools/call requests the fast path is answering, per
 // MCP session id and JSON-RPC id, so that notifications/cancelled (which
-// goes to the SDK) can cancel them as the SDK would cancel its own.
+// goes to the SDK) can cancel them as the SDK would cancel its own
+// (cancelFast).
 type fastCalls struct {
 	mu sync.Mutex
 	m  map[fastKey]context.CancelFunc
@@ -51,7 +54,7 @@ type fastKey struct {
 }
 
 // add registers a call; false when the same id is already in flight on
-// the session (the SDK's answer to that is an error, so it gets to give it).
+// the session.
 func (f *fastCalls) add(k fastKey, cancel context.CancelFunc) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -100,8 +103,6 @@ type fastRequest struct {
 	method string
 	id     any             // tools/call: int64 or string
 	args   json.RawMessage // tools/call: the arguments, nil when absent
-	// cancelled is notifications/cancelled's requestId (int64 or string).
-	cancelled any
 }
 
 // serveFast answers r when it is a plain tools/call of the lsp tool on an
@@ -125,9 +126,6 @@ func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session
 	}
 	req, ok := parseFast(body)
 	if !ok || req.method != "tools/call" {
-		if ok && req.method == "notifications/cancelled" {
-			c.fast.cancel(fastKey{sid, req.cancelled})
-		}
 		replay()
 		return false
 	}
@@ -144,8 +142,11 @@ func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session
 	defer cancel()
 	defer context.AfterFunc(c.ctx, cancel)()
 	if !c.fast.add(key, cancel) {
-		replay()
-		return false
+		// The SDK refuses a call whose id is in flight on the session,
+		// but it does not know the fast path's calls: handed on, this
+		// one would run a second time. So refuse it as the SDK would.
+		writeDuplicate(w, req.id)
+		return true
 	}
 	defer c.fast.remove(key)
 	res := s.toolResult(ctx, req.args)
@@ -161,6 +162,30 @@ func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session
 	w.Write(out)
 	c.fastHits.Add(1)
 	return true
+}
+
+// writeDuplicate writes the SDK's answer to a call whose id is in flight
+// on its MCP session: 400 with a JSON-RPC invalid-request error.
+func writeDuplicate(w http.ResponseWriter, id any) {
+	if n, ok := id.(int64); ok {
+		id = float64(n) // exact: n came from a float64 (rpcID)
+	}
+	rid, err := jsonrpc.MakeID(id)
+	if err != nil {
+		http.Error(w, "duplicate in-flight request ID", http.StatusBadRequest)
+		return
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: rid, Error: &jsonrpc.Error{
+		Code:    jsonrpc.CodeInvalidRequest,
+		Message: fmt.Sprintf("duplicate in-flight request ID %v", rid.Raw()),
+	}})
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	if err == nil {
+		w.Write(data)
+	}
 }
 
 // initializedHTTP reports whether sid names an MCP session of s's server,
@@ -252,14 +277,16 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 }
 
 // parseFast reads a POST body that is one JSON-RPC tools/call of the lsp
-// tool or one notifications/cancelled. It refuses (false) anything where
-// the SDK might read more or differently: other fields, repeated keys,
-// escapes in keys or in the version, method and tool name, _meta beyond a
-// progress token, trailing data.
+// tool. It refuses (false) anything where the SDK might read more or
+// differently: other fields, repeated keys, escapes in keys or in the
+// version, method and tool name, _meta beyond a progress token, trailing
+// data. notifications/cancelled is not read here: it goes to the SDK,
+// whose reading of it decides (cancelFast).
 func parseFast(body []byte) (fastRequest, bool) {
 	var req fastRequest
-	// Bytes that are not UTF-8 are the SDK's to judge.
-	if !json.Valid(body) || !utf8.Valid(body) {
+	// Bytes that are not UTF-8 are the SDK's to judge, and so is nesting
+	// its decoder refuses (encoding/json reads ten times deeper).
+	if !json.Valid(body) || !utf8.Valid(body) || deeperThan(body, sdkMaxDepth) {
 		return req, false
 	}
 	top, ok := fields(body, "jsonrpc", "id", "method", "params")
@@ -284,19 +311,57 @@ func parseFast(body []byte) (fastRequest, bool) {
 		}
 		req.args = params["arguments"]
 		return req, true
-	case `"notifications/cancelled"`:
-		req.method = "notifications/cancelled"
-		if top["id"] != nil {
-			return req, false
-		}
-		params, ok := fields(top["params"], "requestId", "reason", "_meta")
-		if !ok {
-			return req, false
-		}
-		req.cancelled, ok = rpcID(params["requestId"])
-		return req, ok
 	}
 	return req, false
+}
+
+// cancelFast is receiving middleware of every session's MCP server: a
+// notifications/cancelled the SDK read (single or in a batch, with fields
+// it ignores; not one whose params it could not decode) cancels the call
+// the fast path is answering under that id on the same MCP session, as
+// the SDK cancels its own. Reading the notification again would answer
+// differently from the SDK at its edges.
+func (c *Component) cancelFast(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "notifications/cancelled" {
+			p, _ := req.GetParams().(*mcp.CancelledParams)
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			if p != nil && ss != nil && ss.ID() != "" {
+				if id, ok := idValue(p.RequestID); ok {
+					c.fast.cancel(fastKey{ss.ID(), id})
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// sdkMaxDepth is the deepest nesting of objects and arrays the SDK's JSON
+// decoder accepts in a POST body; a deeper one it answers 400 (malformed
+// payload), before any tool runs.
+const sdkMaxDepth = 1000
+
+// deeperThan reports whether valid JSON nests objects and arrays more than
+// limit levels deep, counted as the SDK counts them.
+func deeperThan(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // rpcID reads a JSON-RPC id as the SDK does: a number becomes an int64
@@ -306,6 +371,11 @@ func rpcID(raw json.RawMessage) (any, bool) {
 	if raw == nil || json.Unmarshal(raw, &v) != nil {
 		return nil, false
 	}
+	return idValue(v)
+}
+
+// idValue is rpcID of an id decoded already.
+func idValue(v any) (any, bool) {
 	switch v := v.(type) {
 	case float64:
 		return int64(v), true

@@ -73,7 +73,7 @@ func (c *Component) newServer(s *Session) *mcp.Server {
 		Logger:       c.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
-	srv.AddReceivingMiddleware(rejectDiscover)
+	srv.AddReceivingMiddleware(rejectDiscover, c.cancelFast)
 	schema, err := inputSchema()
 	if err != nil {
 		panic(fmt.Sprintf("component: input schema: %v", err)) // Input is fixed at compile time

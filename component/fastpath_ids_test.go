@@ -1,0 +1,199 @@
+package component
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ctxBackend hands out the context of each hover and blocks it until that
+// context ends.
+type ctxBackend struct {
+	*fakeBackend
+	calls chan context.Context
+}
+
+func (b *ctxBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method != "textDocument/hover" {
+		return b.fakeBackend.Request(ctx, uri, method, params)
+	}
+	b.calls <- ctx
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestFastPathCancelAsSDK: a call ends on notifications/cancelled exactly
+// when the SDK would end its own call: whatever shape the notification
+// comes in that the SDK reads as a cancellation (a batch, fields it
+// ignores), and not for one it refuses to read. Each notification is
+// tried on a call through the SDK (fast path off) and on the fast path.
+func TestFastPathCancelAsSDK(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	cb := &ctxBackend{fakeBackend: newFake(), calls: make(chan context.Context, 1)}
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, c, s)
+	cancelled := func(id string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"user"}}`
+	}
+	n := 0
+	for _, tc := range []struct {
+		name   string
+		cancel func(id string) string
+		edit   func(h http.Header)
+		want   bool // the call is cancelled
+	}{
+		{"plain", cancelled, nil, true},
+		{"batch (protocol 2025-03-26)", func(id string) string { return `[` + cancelled(id) + `]` },
+			func(h http.Header) { h.Set("Mcp-Protocol-Version", "2025-03-26") }, true},
+		{"field the SDK ignores in params", func(id string) string {
+			return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"user","by":"me"}}`
+		}, nil, true},
+		{"field the SDK ignores at the top", func(id string) string {
+			return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `},"x":1}`
+		}, nil, true},
+		{"reason not a string", func(id string) string {
+			return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":5}}`
+		}, nil, false},
+		{"_meta not an object", func(id string) string {
+			return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"_meta":1}}`
+		}, nil, false},
+	} {
+		for _, noFast := range []bool{true, false} {
+			t.Run(tc.name+map[bool]string{true: "/sdk", false: "/fast"}[noFast], func(t *testing.T) {
+				c.noFast.Store(noFast)
+				defer c.noFast.Store(false)
+				n++
+				id := strconv.Itoa(100 + n)
+				done := make(chan rawReply, 1)
+				go func() {
+					done <- rc.post(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`, nil)
+				}()
+				var ctx context.Context
+				select {
+				case ctx = <-cb.calls:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the call never reached the backend")
+				}
+				rc.post(t, tc.cancel(id), tc.edit)
+				if tc.want {
+					select {
+					case <-ctx.Done():
+					case <-time.After(20 * time.Second):
+						t.Fatal("the call was not cancelled")
+					}
+				} else {
+					// The SDK handles a session's notifications in order,
+					// before the calls that follow them.
+					if r := rc.post(t, `{"jsonrpc":"2.0","id":"ping`+id+`","method":"ping"}`, nil); r.status != http.StatusOK {
+						t.Fatalf("ping: %d %s", r.status, r.body)
+					}
+					if ctx.Err() != nil {
+						t.Error("the call was cancelled")
+					}
+					rc.post(t, cancelled(id), nil)
+				}
+				select {
+				case <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the call never answered")
+				}
+			})
+		}
+	}
+}
+
+// TestFastPathDuplicateID: a call whose id is in flight on the same MCP
+// session is refused as the SDK refuses it (400, the same JSON-RPC error),
+// when the call in flight is one the fast path is answering, and never
+// reaches the backend.
+func TestFastPathDuplicateID(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	cb := &ctxBackend{fakeBackend: newFake(), calls: make(chan context.Context, 1)}
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, c, s)
+	for _, id := range []string{`7`, `"seven"`, `"a<b> \u00e9"`, `-3.5`} {
+		t.Run(id, func(t *testing.T) {
+			call := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`
+			send := func(noFast bool) rawReply {
+				c.noFast.Store(noFast)
+				defer c.noFast.Store(false)
+				first := make(chan rawReply, 1)
+				go func() { first <- rc.post(t, call, nil) }()
+				select {
+				case <-cb.calls:
+				case <-time.After(20 * time.Second):
+					t.Fatal("the call never reached the backend")
+				}
+				second := make(chan rawReply, 1)
+				go func() { second <- rc.post(t, call, nil) }()
+				var r rawReply
+				select {
+				case r = <-second:
+				case <-cb.calls:
+					t.Error("the second call with the id reached the backend")
+				case <-time.After(20 * time.Second):
+					t.Fatal("the second call never answered")
+				}
+				rc.post(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`, nil)
+				for _, ch := range []chan rawReply{first, second} {
+					if ch == second && r.status != 0 {
+						continue
+					}
+					select {
+					case <-ch:
+					case <-cb.calls:
+						// A second call in the backend: end it too.
+						rc.post(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":`+id+`}}`, nil)
+						<-ch
+					case <-time.After(20 * time.Second):
+						t.Fatal("a call never answered")
+					}
+				}
+				return r
+			}
+			sdk := send(true)
+			fast := send(false)
+			if sdk.status != http.StatusBadRequest || !strings.Contains(string(sdk.body), "duplicate in-flight request ID") {
+				t.Fatalf("the SDK answers %d %s", sdk.status, sdk.body)
+			}
+			if sdk.status != fast.status || string(sdk.body) != string(fast.body) {
+				t.Fatalf("SDK %d %s\nfast path %d %s", sdk.status, sdk.body, fast.status, fast.body)
+			}
+			for _, h := range []string{"Content-Type", "Cache-Control"} {
+				if sdk.header.Get(h) != fast.header.Get(h) {
+					t.Errorf("%s: SDK %q, fast path %q", h, sdk.header.Get(h), fast.header.Get(h))
+				}
+			}
+		})
+	}
+}
