@@ -445,7 +445,10 @@ func (s *Session) clip(text string) string {
 	if len(text) <= s.cfg.Budget {
 		return text
 	}
-	cut := s.cfg.Budget - 80
+	// The note takes up to 80 characters; a budget smaller than that
+	// (possible through the Go API only: the configuration file's floor is
+	// 256) leaves the note alone.
+	cut := max(s.cfg.Budget-80, 0)
 	for cut > 0 && (text[cut]&0xC0) == 0x80 {
 		cut--
 	}
