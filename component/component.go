@@ -25,6 +25,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -709,6 +710,7 @@ func (c *Component) PromptContext(acpSessionID string) string {
 		}
 		path, _ := edit.PathFromURI(uri)
 		rel := relPath(s.Root, path)
+		var fresh []Diagnostic
 		s.mu.Lock()
 		seen := s.reported[uri]
 		now := map[string]bool{}
@@ -726,10 +728,28 @@ func (c *Component) PromptContext(acpSessionID string) string {
 			if seen[key] {
 				continue
 			}
-			lines = append(lines, fmt.Sprintf("%s:%d:%d: %s: %s", rel, d.Range.Start.Line+1, d.Range.Start.Character+1, severityName(d.Severity), firstLine(d.Message)))
+			fresh = append(fresh, d)
 		}
 		s.reported[uri] = now
 		s.mu.Unlock()
+		if len(fresh) == 0 {
+			continue
+		}
+		// Columns as the tool gives them, in characters: the cached
+		// positions count UTF-16 units, as every _lsp/* position does.
+		var doc *position.Document
+		if fi, err := os.Stat(path); err == nil && fi.Size() <= docCacheFile {
+			doc, _ = c.docs.readWith(path, fi)
+		}
+		for _, d := range fresh {
+			line, col := int(d.Range.Start.Line)+1, int(d.Range.Start.Character)+1
+			if doc != nil {
+				if l, c, err := doc.ToUser(position.Position(d.Range.Start), position.UTF16); err == nil {
+					line, col = l, c
+				}
+			}
+			lines = append(lines, fmt.Sprintf("%s:%d:%d: %s: %s", rel, line, col, severityName(d.Severity), firstLine(d.Message)))
+		}
 	}
 	if len(lines) == 0 {
 		return ""

@@ -880,3 +880,30 @@ func TestSymbolLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestContextColumnsInCharacters: the injected block gives columns as the
+// tool does, in characters, though the cached positions count UTF-16 units
+// (an emoji is two); a file that cannot be read keeps the UTF-16 column.
+func TestContextColumnsInCharacters(t *testing.T) {
+	c, s, fb, _ := setup(t, Config{})
+	c.Bind(s, "s1")
+	if err := os.WriteFile(filepath.Join(s.Root, "e.go"), []byte("package e\n\nvar s = \"😀😀\" + x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		// x is the 16th character of its line, at UTF-16 unit 17 (0-based).
+		{"e.go", "e.go:3:16: error: undefined: x"},
+		{"gone.go", "gone.go:3:18: error: undefined: x"},
+	} {
+		uri := edit.URIFromPath(filepath.Join(s.Root, tc.file))
+		fb.reports = make(chan []string, 1)
+		fb.report = &lspext.DiagnosticReportResult{Files: []lspext.FileDiagnostics{{URI: uri, Diagnostics: json.RawMessage(`[{"range":{"start":{"line":2,"character":17},"end":{"line":2,"character":18}},"severity":1,"message":"undefined: x"}]`)}}}
+		p, _ := json.Marshal(lspext.URIParams{URI: uri})
+		c.HandleNotification(context.Background(), "_lsp/didSave", p)
+		<-fb.reports
+		c.fetches.Wait()
+		if got := c.PromptContext("s1"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: context %q, want %q", tc.file, got, tc.want)
+		}
+	}
+}
