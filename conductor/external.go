@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,9 +32,10 @@ type External struct {
 	// the agent) that the chain has not consumed yet; see FromClient.
 	budget [2]*proxy.Budget
 
-	markMu sync.Mutex
-	marks  map[string]func() // barrier marker nonce → pass
-	nonce  uint64
+	markMu   sync.Mutex
+	marks    map[string]func() // barrier marker key → pass
+	nonce    uint64
+	markPref string // prefix of this External's marker keys, unique to it
 }
 
 // markerMethod is the notification External sends through its proxy
@@ -55,6 +57,10 @@ func NewExternal(name string, argv []string, family Family, opts proxy.ProcessOp
 	}
 	return &External{
 		name: name, argv: argv, family: family, opts: opts, out: newOutIDs(),
+		// Markers of other Externals (a nested conductor's, in a process
+		// of their own, counting from 1 as well) travel through this
+		// proxy too: the prefix tells ours apart.
+		markPref: strconv.FormatUint(rand.Uint64(), 36) + ".",
 		budget: [2]*proxy.Budget{
 			proxy.NewBudget(budgetBytes, budgetCount),
 			proxy.NewBudget(budgetBytes, budgetCount),
@@ -107,7 +113,7 @@ func (x *External) Name() string { return x.name }
 func (x *External) Barrier(towardAgent bool, pass func()) {
 	x.markMu.Lock()
 	x.nonce++
-	key := strconv.FormatUint(x.nonce, 10)
+	key := x.markPref + strconv.FormatUint(x.nonce, 10)
 	if x.marks == nil {
 		x.marks = map[string]func(){}
 	}
@@ -139,14 +145,17 @@ func (x *External) takeMark(key string) {
 }
 
 // isMarker reports whether m is one of our markers, and passes its end on.
+// Anyone else's marker (e.g. of the conductor this one is nested in) is an
+// ordinary notification to forward: its sender waits for it.
 func (x *External) isMarker(m *proxy.Message) bool {
 	if m.Method != markerMethod || m.Kind != proxy.KindNotification {
 		return false
 	}
 	n, ok := proxy.GetPath(m.Params(), "n")
-	if !ok || len(n) < 2 || n[0] != '"' {
+	if !ok || len(n) < 2 || n[0] != '"' || !strings.HasPrefix(string(n[1:len(n)-1]), x.markPref) {
 		return false
 	}
+	// A late one (after markerWait) is still ours: swallowed all the same.
 	x.takeMark(string(n[1 : len(n)-1]))
 	return true
 }
@@ -191,14 +200,13 @@ func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Messag
 	switch m.Kind {
 	case proxy.KindRequest:
 		wire := x.out.add(sideClient, m.ID)
-		method := m.Method
-		if method == "initialize" {
-			method = x.family.Initialize()
+		sent, err := x.plainRequest(m, wire)
+		if err != nil {
+			x.out.take(wire)
+			hop.ReplyError(m, proxy.CodeInternalError, err.Error(), nil)
+			return
 		}
-		if method != m.Method || string(wire) != string(m.ID) {
-			m = proxy.NewRequest(wire, method, m.Params())
-		}
-		x.send(hop, m)
+		x.send(hop, sent)
 	case proxy.KindNotification:
 		if m.Method == proxy.MethodCancelRequest {
 			x.sendCancel(hop, sideClient, m)
@@ -209,6 +217,30 @@ func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Messag
 		x.in.del(m.ID)
 		x.send(hop, m)
 	}
+}
+
+// plainRequest returns the client-side request m as it is sent to the
+// process: initialize as the family's proxy-initialize, with id wire. Only
+// the method and the id change; every other byte (unknown fields too) is
+// kept, as for a request sent unchanged.
+func (x *External) plainRequest(m *proxy.Message, wire json.RawMessage) (*proxy.Message, error) {
+	if m.Method == "initialize" {
+		raw, err := proxy.SetPath(m.Raw, json.RawMessage(strconv.Quote(x.family.Initialize())), "method")
+		if err != nil {
+			return nil, fmt.Errorf("rename initialize: %w", err)
+		}
+		if m, err = proxy.Parse(raw); err != nil {
+			return nil, fmt.Errorf("rename initialize: %w", err)
+		}
+	}
+	if string(wire) != string(m.ID) {
+		nm, err := m.WithID(wire)
+		if err != nil {
+			return nil, fmt.Errorf("replace id: %w", err)
+		}
+		m = nm
+	}
+	return m, nil
 }
 
 // FromAgent implements proxy.Component.
