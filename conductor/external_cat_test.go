@@ -98,6 +98,23 @@ func TestExternalThroughCat(t *testing.T) {
 			},
 		},
 		{
+			// The client cancels its request 0, which went to the process
+			// as 2199023255553, while a request the process sent toward
+			// the agent has id 0 too: the cancel goes to the process under
+			// the id it knows, and never to the agent.
+			name: "client cancel with an id the process also uses",
+			steps: []xstep{
+				{side: 'a', send: `{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{}}`},
+				{side: 'a', want: `{"jsonrpc":"2.0","id":0,"method":"fs/read_text_file","params":{}}`},
+				{side: 'c', send: `{"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{}}`},
+				{side: 'c', want: `{"jsonrpc":"2.0","id":2199023255553,"method":"session/prompt","params":{}}`},
+				{side: 'c', send: `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":0}}`},
+				{side: 'c', want: `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":2199023255553}}`},
+				{side: 'a', send: `{"jsonrpc":"2.0","method":"_after"}`},
+				{side: 'a', want: `{"jsonrpc":"2.0","method":"_after"}`},
+			},
+		},
+		{
 			// A barrier marker that is not this External's (e.g. the
 			// marker of a conductor this chain is nested in) is forwarded
 			// like any notification, both ways.

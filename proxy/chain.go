@@ -39,11 +39,13 @@ import (
 //     the request's method, so the component can change results (e.g. the
 //     initialize response). Responses to requests the component originated
 //     with Call* go to the caller, not to the handler.
-//   - $/cancel_request for a request the component passed on is translated
-//     and passed on by the chain itself; for a request the component took,
-//     the request's ctx is cancelled and the notification is then delivered
-//     to the handler (the component answers the request, typically with
-//     -32800).
+//   - $/cancel_request for a request the component passed on (the Message
+//     it was given, or a With* copy of it) is translated and passed on by
+//     the chain itself; for a request the component took (even if it sent
+//     a request of its own under the same id), the request's ctx is
+//     cancelled and the notification is then delivered to the handler (the
+//     component answers the request, typically with -32800, or passes the
+//     cancel on itself).
 type Component interface {
 	// Name names the component in logs and traces.
 	Name() string
@@ -168,6 +170,13 @@ type half struct {
 
 type incoming struct {
 	cancel context.CancelFunc
+	// req is the request's number (Message.req); passed, that the
+	// component passed this very request on (register), so that its
+	// $/cancel_request goes on by itself. An id alone cannot tell: a
+	// component may take a request and send one of its own that happens
+	// to have the same id (a proxy process numbering its own).
+	req    uint64
+	passed bool
 }
 
 // node is one position in the chain: an end (client or agent transport) or
@@ -499,6 +508,9 @@ func (n *node) register(d direction, m *Message, waiter chan *Message) *Message 
 	h.pending[idKey(wire)] = &pending{orig: orig, method: m.Method, waiter: waiter}
 	if waiter == nil {
 		h.fwd[idKey(orig)] = wire
+		if r, ok := h.in[idKey(orig)]; ok && m.req != 0 && r.req == m.req {
+			r.passed = true
+		}
 	}
 	if string(wire) != string(orig) {
 		nm, err := m.WithID(wire)
@@ -660,16 +672,17 @@ func (n *node) receive(d direction, m *Message, drv *driver) {
 		return
 	case KindRequest:
 		rctx, cancel := context.WithCancel(ctx)
+		m.req = n.c.reqs.Add(1)
 		n.mu.Lock()
-		n.h[d].in[idKey(m.ID)] = &incoming{cancel: cancel}
+		n.h[d].in[idKey(m.ID)] = &incoming{cancel: cancel, req: m.req}
 		n.mu.Unlock()
 		n.handle(rctx, d, m, drv)
 	case KindNotification:
 		if m.Method == MethodCancelRequest {
 			if id, ok := cancelTarget(m); ok {
 				n.mu.Lock()
-				_, passed := n.h[d].fwd[idKey(id)]
 				r, taken := n.h[d].in[idKey(id)]
+				passed := taken && r.passed
 				n.mu.Unlock()
 				if passed {
 					n.send(d, m, drv)

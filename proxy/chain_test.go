@@ -522,3 +522,50 @@ func TestPasserKeepsOrder(t *testing.T) {
 		t.Fatalf("handler saw %s", got)
 	}
 }
+
+// renumberer takes every client request and sends a request of its own
+// toward the agent under the same id (as a proxy process renumbering ids
+// does), and hands the cancels it gets to cancels.
+type renumberer struct {
+	Identity
+	cancels chan string
+}
+
+func (r *renumberer) FromClient(ctx context.Context, hop *Hop, m *Message) {
+	switch {
+	case m.Kind == KindRequest:
+		hop.ToAgent(NewRequest(m.ID, "_own", nil))
+	case m.Method == MethodCancelRequest:
+		r.cancels <- string(m.Raw)
+	default:
+		hop.ToAgent(m)
+	}
+}
+
+// TestCancelOfTakenRequestWithCollidingID: a client's $/cancel_request goes
+// on by itself only for a request the component passed on. Here the
+// component took the client's request and sent one of its own that
+// happens to have the same id: the cancel is the component's to handle,
+// and must not cancel the component's own request at the agent.
+func TestCancelOfTakenRequestWithCollidingID(t *testing.T) {
+	r := &renumberer{cancels: make(chan string, 1)}
+	h := startChain(t, r)
+	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":"session/prompt"}`)
+	if got := h.agent.recv(t); got != `{"jsonrpc":"2.0","id":1,"method":"_own"}` {
+		t.Fatalf("agent got %s", got)
+	}
+	cancel := `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}`
+	h.client.send(t, cancel)
+	h.client.send(t, `{"jsonrpc":"2.0","method":"_after"}`)
+	if got := h.agent.recv(t); got != `{"jsonrpc":"2.0","method":"_after"}` {
+		t.Fatalf("agent got %s, want only _after", got)
+	}
+	if got := <-r.cancels; got != cancel {
+		t.Fatalf("component got %s", got)
+	}
+	// Answer the component's own request; its answer comes to its handler.
+	h.agent.send(t, `{"jsonrpc":"2.0","id":1,"result":null}`)
+	if got := h.client.recv(t); got != `{"jsonrpc":"2.0","id":1,"result":null}` {
+		t.Fatalf("client got %s", got)
+	}
+}

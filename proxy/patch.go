@@ -338,5 +338,6 @@ func (m *Message) withField(key string, v json.RawMessage) (*Message, error) {
 	if m.Kind == KindResponse {
 		n.Method = m.Method
 	}
+	n.req = m.req
 	return n, nil
 }

@@ -77,6 +77,9 @@ type Chain struct {
 	idMu   sync.Mutex
 	nextID uint64
 
+	// reqs numbers the requests delivered to components (Message.req).
+	reqs atomic.Uint64
+
 	traceMu sync.Mutex
 	traceW  io.Writer
 	traceB  []byte
