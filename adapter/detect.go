@@ -143,8 +143,11 @@ func (a *Adapter) chainOffer() capability {
 	o := a.editor
 	a.mu.Unlock()
 	var c capability
+	// The editor's raw passthrough answers every reference method but
+	// _lsp/diagnostics (converted, see reference), local servers or not.
+	_, passthrough := o.has(lspext.Request)
 	for _, m := range referenceMethods {
-		if _, ok := o.has(m); ok || !a.cfg.NoLocal {
+		if _, ok := o.has(m); ok || !a.cfg.NoLocal || (passthrough && m != lspext.Diagnostics) {
 			c.Methods = append(c.Methods, m)
 		}
 	}

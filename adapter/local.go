@@ -244,6 +244,12 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	for _, path := range cands {
+		if !reachable(path, roots) {
+			// A file asked about may have been refused (outside every
+			// root, not on disk) or be gone since: the Manager would
+			// refuse the workspace-wide request sent through it too.
+			continue
+		}
 		c := a.firstInstalled(cfgs, path)
 		if c != nil && (server == "" || c.Name == server) && !seen[c.Name] {
 			seen[c.Name] = true
@@ -270,6 +276,16 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 	return out, nil
 }
 
+// reachable reports whether a workspace-wide request can reach a server
+// through path: a file on disk under one of roots.
+func reachable(path string, roots []string) bool {
+	if !slices.ContainsFunc(roots, func(r string) bool { return within(r, path) }) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // firstInstalled returns the server the Manager routes path to: the first
 // installed one that handles it (nil when none).
 func (a *Adapter) firstInstalled(cfgs []lsp.ServerConfig, path string) *lsp.ServerConfig {
@@ -282,15 +298,19 @@ func (a *Adapter) firstInstalled(cfgs []lsp.ServerConfig, path string) *lsp.Serv
 }
 
 // rootFiles returns, for each installed server, the first file under root
-// it handles. The walk is bounded and done once per root: workspace-wide
-// requests must not scan a large tree every time.
+// it handles. The walk is bounded and done once per root (again only when
+// a file it found is gone): workspace-wide requests must not scan a large
+// tree every time.
 func (a *Adapter) rootFiles(root string, cfgs []lsp.ServerConfig) []string {
 	a.mu.Lock()
 	files, ok := a.walked[root]
 	a.mu.Unlock()
-	if ok {
+	if ok && !slices.ContainsFunc(files, func(p string) bool { return !reachable(p, []string{root}) }) {
 		return files
 	}
+	// Not walked yet, or a file found then is gone: walk again, or the
+	// server it stood for could no longer be reached.
+	files = nil
 	seen := map[string]bool{}
 	walkFiles(root, 20000, func(path string) bool {
 		if c := a.firstInstalled(cfgs, path); c != nil && !seen[c.Name] {

@@ -96,10 +96,11 @@ func (a *Adapter) callEditor(ctx context.Context, hop *proxy.Hop, method string,
 	case err2 == nil && !isNull(res2):
 		a.confirm(second)
 		return res2, nil
-	case err2 == nil: // null again
-		if err != nil {
-			a.confirm(second) // the first spelling is unknown to it
-		}
+	case err2 == nil:
+		// Null after -32601 or null confirms nothing: null is also how
+		// old Rust SDKs answer a method they do not know, so the
+		// spelling may be unknown to the editor; confirming it would
+		// send every later call where only null comes back.
 		return json.RawMessage("null"), nil
 	case isCode(err2, proxy.CodeMethodNotFound):
 		if err == nil {
@@ -488,7 +489,12 @@ func (a *Adapter) restart(ctx context.Context, hop *proxy.Hop, params json.RawMe
 	named := p.Server != ""
 	if editorServer(p.Server) || (named && !a.localName(p.Server)) || (!named && a.editorAnswersFiles()) {
 		if _, ok := a.editorOffers(lspext.Restart); ok {
-			return a.callEditor(ctx, hop, lspext.Restart, params)
+			res, err := a.callEditor(ctx, hop, lspext.Restart, params)
+			// Refused in both spellings: local servers restart it, as
+			// for every method the editor turns out not to answer.
+			if !isCode(err, proxy.CodeMethodNotFound) {
+				return res, err
+			}
 		}
 		if editorServer(p.Server) {
 			return nil, unsupported("the editor's language servers cannot be restarted from here; restart them in the editor")
