@@ -60,6 +60,14 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	if len(args) > 1 {
 		return UsageErrorf("doctor: at most one folder")
 	}
+	// Limits that cannot work would report a healthy setup as broken (every
+	// probe times out at once) or a folder with code as empty.
+	if c.timeout <= 0 {
+		return UsageErrorf("doctor: -timeout must be positive")
+	}
+	if c.maxFiles < 1 {
+		return UsageErrorf("doctor: -max-files must be at least 1")
+	}
 	dir := "."
 	if len(args) == 1 {
 		dir = args[0]

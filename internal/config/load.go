@@ -123,7 +123,8 @@ func (l *Loaded) Source(key string) Source {
 }
 
 // UserFilePath returns the user configuration file: $ACP_LSP_CONFIG, else
-// $XDG_CONFIG_HOME/acp-lsp/config.toml, else ~/.config/acp-lsp/config.toml.
+// $XDG_CONFIG_HOME/acp-lsp/config.toml, else ~/.config/acp-lsp/config.toml;
+// "" when there is no absolute home folder to look in.
 func UserFilePath(getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -134,11 +135,15 @@ func UserFilePath(getenv func(string) string) string {
 	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "acp-lsp", "config.toml")
 	}
-	return filepath.Join(homeDir(getenv), ".config", "acp-lsp", "config.toml")
+	h := homeDir(getenv)
+	if h == "" {
+		return ""
+	}
+	return filepath.Join(h, ".config", "acp-lsp", "config.toml")
 }
 
 // StateDir returns acp-lsp's state directory: $XDG_STATE_HOME/acp-lsp, else
-// ~/.local/state/acp-lsp.
+// ~/.local/state/acp-lsp; "" when there is no absolute home folder.
 func StateDir(getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -146,14 +151,24 @@ func StateDir(getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "acp-lsp")
 	}
-	return filepath.Join(homeDir(getenv), ".local", "state", "acp-lsp")
+	h := homeDir(getenv)
+	if h == "" {
+		return ""
+	}
+	return filepath.Join(h, ".local", "state", "acp-lsp")
 }
 
+// homeDir returns the home folder, or "" when it is unset or relative: a
+// relative one would resolve in the working folder, which is the project,
+// and let a repository supply the user file or the trust store.
 func homeDir(getenv func(string) string) string {
-	if h := getenv("HOME"); h != "" {
-		return h
+	h := getenv("HOME")
+	if h == "" {
+		h, _ = os.UserHomeDir()
 	}
-	h, _ := os.UserHomeDir()
+	if !filepath.IsAbs(h) {
+		return ""
+	}
 	return h
 }
 
@@ -184,13 +199,18 @@ func Load(opts Options) (*Loaded, error) {
 	if out.UserFile == "" {
 		out.UserFile = UserFilePath(getenv)
 	}
+	// A file named by -config or ACP_LSP_CONFIG must exist; only the
+	// default location may be missing.
+	named := opts.ExplicitUserFile || opts.UserFile != "" || getenv(EnvPrefix+"CONFIG") != ""
 	data, err := os.ReadFile(out.UserFile)
 	switch {
+	case out.UserFile == "":
+		// No home folder: there is no default user file.
 	case err == nil:
 		out.UserFileExists = true
 		l := &layer{where: displayPath(out.UserFile, getenv), kind: SourceUser, trusted: true, sources: out.Sources}
 		errs = append(errs, l.decodeFile(data, &cfg)...)
-	case errors.Is(err, fs.ErrNotExist) && !opts.ExplicitUserFile && opts.UserFile == "":
+	case errors.Is(err, fs.ErrNotExist) && !named:
 	default:
 		errs = append(errs, fmt.Errorf("config: read user file: %w", err))
 	}
@@ -235,7 +255,9 @@ func loadProject(opts Options, getenv func(string) string, cfg *Config, out *Loa
 		return []error{err}
 	}
 	out.ProjectTrust = state
-	l := &layer{where: displayPath(path, getenv), kind: SourceProject, trusted: state == Trusted, sources: out.Sources}
+	// The project file is named in full, as 'acp-lsp trust' prints and
+	// records it (only the user file is shortened to ~/…).
+	l := &layer{where: path, kind: SourceProject, trusted: state == Trusted, sources: out.Sources}
 	errs := l.decodeFile(data, cfg)
 	if len(errs) == 0 && len(l.skipped) > 0 {
 		slices.Sort(l.skipped)

@@ -48,6 +48,8 @@ func (ix *keyIndex) find(path []string) int {
 // indexKeys scans src for keys and table headers.
 func indexKeys(src string) *keyIndex {
 	ix := &keyIndex{exact: map[string]int{}}
+	// A byte order mark would hide the first line's table header.
+	src = strings.TrimPrefix(src, "\ufeff")
 	var header []string
 	inMulti := "" // the closing delimiter of a multi-line string being skipped
 	for i, line := range strings.Split(src, "\n") {
@@ -85,12 +87,7 @@ func indexKeys(src string) *keyIndex {
 				continue
 			}
 			full = append(append([]string(nil), header...), k...)
-			rest := t[eq+1:]
-			for _, d := range []string{`"""`, `'''`} {
-				if strings.Count(rest, d)%2 == 1 {
-					inMulti = d
-				}
-			}
+			inMulti = openMulti(t[eq+1:])
 		}
 		ix.keys = append(ix.keys, keyLine{path: full, line: i + 1})
 		if j := strings.Join(full, "\x00"); ix.exact[j] == 0 {
@@ -98,6 +95,39 @@ func indexKeys(src string) *keyIndex {
 		}
 	}
 	return ix
+}
+
+// openMulti returns the delimiter of a multi-line string that the value
+// text s leaves open at the end of its line, "" when none. One-line
+// strings and a trailing comment are skipped, so that triple quotes inside
+// them do not count.
+func openMulti(s string) string {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '#':
+			return ""
+		case strings.HasPrefix(s[i:], `"""`) || strings.HasPrefix(s[i:], `'''`):
+			d := s[i : i+3]
+			end := strings.Index(s[i+3:], d)
+			if end < 0 {
+				return d
+			}
+			i += 3 + end + 2
+		case c == '"':
+			for i++; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' {
+					i++
+				}
+			}
+		case c == '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return ""
+			}
+			i += 1 + end
+		}
+	}
+	return ""
 }
 
 func matchLen(a, b []string) int {

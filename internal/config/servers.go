@@ -49,6 +49,12 @@ func (c *Config) LSPServers(environ []string) ([]lsp.ServerConfig, error) {
 		if i := slices.IndexFunc(base, func(b lsp.ServerConfig) bool { return b.Name == n }); i >= 0 {
 			builtin = &base[i]
 		}
+		if builtin == nil && s.Disabled && (len(s.Command) == 0 || len(s.Extensions)+len(s.Filenames) == 0) {
+			// A disabled new server runs nothing, so CheckServers
+			// accepts it without a command or file types; lsp would
+			// refuse it as incomplete.
+			continue
+		}
 		o, err := serverOverride(n, s, builtin)
 		if err != nil {
 			return nil, err

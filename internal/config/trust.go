@@ -47,8 +47,13 @@ type TrustStore struct {
 	path string
 }
 
-// NewTrustStore returns the store in stateDir (see StateDir).
+// NewTrustStore returns the store in stateDir (see StateDir). An empty
+// stateDir (no home folder) is an empty store that cannot record trust;
+// it is never looked up in the working folder.
 func NewTrustStore(stateDir string) *TrustStore {
+	if stateDir == "" {
+		return &TrustStore{}
+	}
 	return &TrustStore{path: filepath.Join(stateDir, "trusted.json")}
 }
 
@@ -70,6 +75,9 @@ type trustFile struct {
 
 func (s *TrustStore) read() (trustFile, error) {
 	tf := trustFile{Version: 1, Files: map[string]TrustEntry{}}
+	if s.path == "" {
+		return tf, nil
+	}
 	data, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return tf, nil
@@ -87,6 +95,9 @@ func (s *TrustStore) read() (trustFile, error) {
 }
 
 func (s *TrustStore) write(tf trustFile) error {
+	if s.path == "" {
+		return errors.New("config: write trust store: no state folder (set HOME or XDG_STATE_HOME to an absolute path)")
+	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("config: write trust store: %w", err)
 	}
