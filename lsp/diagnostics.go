@@ -114,6 +114,11 @@ type diagStore struct {
 	m       map[string]diagEntry
 	changed chan struct{}
 	closed  bool
+	// versioned: the server has published with a document version, so it
+	// echoes versions, and a publish of its without one (the empty list
+	// it sends when a document closes) says nothing about an open
+	// document's current text.
+	versioned bool
 }
 
 func (s *diagStore) init() {
@@ -134,6 +139,7 @@ func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawM
 		return
 	}
 	s.seq++
+	s.versioned = s.versioned || has
 	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, loading: loading}
 	close(s.changed)
 	s.changed = make(chan struct{})
@@ -168,6 +174,11 @@ func (s *diagStore) get(uri string) (diagEntry, bool, <-chan struct{}, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.m[uri]
+	if ok && !e.hasVersion && s.versioned {
+		// Not the server's word on any version: as if it had not
+		// published (see versioned), so waiters wait for one that is.
+		return diagEntry{}, false, s.changed, s.closed
+	}
 	return e, ok, s.changed, s.closed
 }
 
@@ -203,16 +214,24 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	if m.Version != nil {
 		v = *m.Version
 	}
+	// Stored under the URI this client writes for the file: servers
+	// spell URIs their own way (typescript-language-server and clangd
+	// percent-encode "@" and "+", which net/url leaves), and a wait for
+	// the document looks it up by ours.
+	uri := m.URI
+	path, err := edit.PathFromURI(m.URI)
+	if err == nil {
+		uri = edit.URIFromPath(path)
+	}
 	// Subscribers see the event before any Diagnostics call it satisfies
 	// returns.
-	path, _ := edit.PathFromURI(m.URI)
 	p.srv.mgr.broadcast(DiagnosticsEvent{
-		Server: p.srv.cfg.Name, Root: p.srv.root, URI: m.URI, Path: path, Version: v, Diagnostics: diags, Received: received,
+		Server: p.srv.cfg.Name, Root: p.srv.root, URI: uri, Path: path, Version: v, Diagnostics: diags, Received: received,
 	})
 	p.mu.Lock()
 	loading := len(p.progress) > 0
 	p.mu.Unlock()
-	p.diags.publish(m.URI, v, m.Version != nil, diags, loading)
+	p.diags.publish(uri, v, m.Version != nil, diags, loading)
 }
 
 // pullSupported returns the diagnostic identifiers to pull with, once

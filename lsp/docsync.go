@@ -41,6 +41,12 @@ type document struct {
 	// same text again with a new version, and the diagnostics wait for
 	// that one.
 	resend bool
+	// statStale: size and mtime cannot vouch for the content, so the next
+	// sync compares its hash. The mtime was within racyWindow of the stat
+	// (a rewrite of the same size within the file system's timestamp
+	// granularity leaves it equal), or a change to the file was reported
+	// (a copy that kept the old mtime: cp -p, rsync -a, tar).
+	statStale bool
 }
 
 // DefaultMaxFileSize is Options.MaxFileSize's default: 10 MiB.
@@ -136,6 +142,7 @@ func (p *proc) sync(path string) (document, error) {
 	now := p.srv.mgr.now()
 	defer p.closeIdle(path, now)
 	p.closeVanished()
+	statAt := time.Now()
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -149,9 +156,22 @@ func (p *proc) sync(path string) (document, error) {
 		}
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
 	}
-	if fi.IsDir() {
-		return document{}, fmt.Errorf("sync %s: is a directory", path)
+	if !fi.Mode().IsRegular() {
+		// A folder made where the file was (or a pipe, a device: reading
+		// one could block or never end) is no document: a copy the server
+		// had open is gone, as if the file were deleted.
+		p.mu.Lock()
+		_, open := p.docs[path]
+		p.mu.Unlock()
+		if open {
+			p.dropVanished([]string{path})
+		}
+		if fi.IsDir() {
+			return document{}, fmt.Errorf("sync %s: is a directory", path)
+		}
+		return document{}, fmt.Errorf("sync %s: not a regular file (%s)", path, fi.Mode().Type())
 	}
+	statStale := statAt.Sub(fi.ModTime()) <= racyWindow
 	limit := p.srv.mgr.opts.MaxFileSize
 	if limit > 0 && fi.Size() > limit {
 		p.closeDocLocked(path)
@@ -159,7 +179,7 @@ func (p *proc) sync(path string) (document, error) {
 	}
 	p.mu.Lock()
 	d := p.docs[path]
-	if d != nil && !d.resend && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
+	if d != nil && !d.resend && !d.statStale && d.size == fi.Size() && d.mtime.Equal(fi.ModTime()) {
 		d.lastUsed = now
 		snap := *d
 		p.mu.Unlock()
@@ -182,7 +202,7 @@ func (p *proc) sync(path string) (document, error) {
 	text := string(b)
 	p.mu.Lock()
 	if d != nil && !d.resend && d.hash == sum {
-		d.size, d.mtime, d.lastUsed = fi.Size(), fi.ModTime(), now
+		d.size, d.mtime, d.lastUsed, d.statStale = fi.Size(), fi.ModTime(), now, statStale
 		snap := *d
 		p.mu.Unlock()
 		return snap, nil
@@ -192,12 +212,13 @@ func (p *proc) sync(path string) (document, error) {
 	var params json.RawMessage
 	tj, _ := encode(text)
 	if d == nil {
-		d = &document{path: path, dir: filepath.Dir(path), uri: edit.URIFromPath(path), version: 1}
+		d = &document{path: path, dir: filepath.Dir(path), uri: edit.URIFromPath(path), version: max(p.closedVersions[path], p.closedFloor) + 1}
+		delete(p.closedVersions, path)
 		p.docs[path] = d
 		method = "textDocument/didOpen"
 		lid, _ := encode(p.srv.cfg.LanguageID(path))
 		uj, _ := encode(d.uri)
-		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":1,"text":%s}}`, uj, lid, tj))
+		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":%d,"text":%s}}`, uj, lid, d.version, tj))
 	} else {
 		if d.hash != sum {
 			// A new text (not the same one sent again) may change what
@@ -210,7 +231,7 @@ func (p *proc) sync(path string) (document, error) {
 		uj, _ := encode(d.uri)
 		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, d.version, tj))
 	}
-	d.hash, d.size, d.mtime, d.lastUsed = sum, fi.Size(), fi.ModTime(), now
+	d.hash, d.size, d.mtime, d.lastUsed, d.statStale = sum, fi.Size(), fi.ModTime(), now, statStale
 	d.text = position.NewDocumentString(text)
 	d.sentSeq = seq
 	d.resend = false
@@ -277,7 +298,8 @@ func (p *proc) closeVanished() {
 	p.mu.Unlock()
 	var gone []string
 	for _, path := range paths {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// A folder made in its place is no document either (see sync).
+		if fi, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.Mode().IsRegular()) {
 			gone = append(gone, path)
 		}
 	}
@@ -387,7 +409,7 @@ func (p *proc) closeIdle(keep string, now time.Time) {
 	p.mu.Lock()
 	for path, d := range p.docs {
 		if path != keep && now.Sub(d.lastUsed) > idle {
-			delete(p.docs, path)
+			p.dropDocLocked(d)
 			p.diags.forget(d.uri)
 			uris = append(uris, d.uri)
 		}
@@ -415,7 +437,7 @@ func (p *proc) evictLocked(keep string) []string {
 		if oldest == nil {
 			break
 		}
-		delete(p.docs, oldest.path)
+		p.dropDocLocked(oldest)
 		p.diags.forget(oldest.uri)
 		out = append(out, oldest.uri)
 	}
@@ -433,7 +455,9 @@ func (p *proc) closeDoc(path string) {
 func (p *proc) closeDocLocked(path string) {
 	p.mu.Lock()
 	d := p.docs[path]
-	delete(p.docs, path)
+	if d != nil {
+		p.dropDocLocked(d)
+	}
 	p.mu.Unlock()
 	if d == nil {
 		return
@@ -441,6 +465,25 @@ func (p *proc) closeDocLocked(path string) {
 	p.diags.forget(d.uri)
 	uj, _ := encode(d.uri)
 	_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+}
+
+// closedVersionsMax bounds proc.closedVersions.
+const closedVersionsMax = 4096
+
+// dropDocLocked takes d out of the open documents, keeping its version
+// for a reopen (closedVersions); p.mu is held.
+func (p *proc) dropDocLocked(d *document) {
+	delete(p.docs, d.path)
+	if len(p.closedVersions) >= closedVersionsMax {
+		for _, v := range p.closedVersions {
+			p.closedFloor = max(p.closedFloor, v)
+		}
+		clear(p.closedVersions)
+	}
+	if p.closedVersions == nil {
+		p.closedVersions = map[string]int32{}
+	}
+	p.closedVersions[d.path] = d.version
 }
 
 // openText returns the text of an open document by URI, or nil.

@@ -90,6 +90,16 @@ type proc struct {
 	// bases says, per watcher base, whether the workspace watch skips
 	// it (skippedBases).
 	bases map[string]bool
+
+	// closedVersions are the last versions of documents closed, by path
+	// (mu): a reopen continues past it, so a publish the server sends
+	// late for the earlier copy is not taken for its word on the new one.
+	// Past closedVersionsMax paths the map is folded into closedFloor, the
+	// highest version it held, which every document opened from then on
+	// starts past (versions only need to increase), so the map stays
+	// bounded however many files a long session touches.
+	closedVersions map[string]int32
+	closedFloor    int32
 }
 
 // saveKind is a server's textDocumentSync.save: whether to send didSave

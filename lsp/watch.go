@@ -394,7 +394,12 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 		open := false
 		if !e.dir {
 			p.mu.Lock()
-			_, open = p.docs[e.path]
+			if d := p.docs[e.path]; d != nil {
+				open = true
+				// It changed: the resync compares the text, as its size
+				// and mtime may be the same (a copy that kept the mtime).
+				d.statStale = true
+			}
 			p.mu.Unlock()
 			switch {
 			case open && e.typ == changeDeleted:
