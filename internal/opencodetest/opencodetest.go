@@ -55,6 +55,17 @@ func NewEnv(t testing.TB) *Env {
 			t.Fatal(err)
 		}
 	}
+	// Go telemetry off in the sandbox: with its default (local), every go
+	// command and gopls run there records counters under
+	// XDG_CONFIG_HOME/go/telemetry, some from a detached child that can
+	// still be writing when the test removes its folder.
+	telemetry := filepath.Join(set["XDG_CONFIG_HOME"], "go", "telemetry")
+	if err := os.MkdirAll(telemetry, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(telemetry, "mode"), []byte("off"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	// Go's caches live under HOME by default; keep the real ones so a
 	// language server (gopls runs `go list`) in the sandbox starts warm.
 	for k, v := range goCaches() {

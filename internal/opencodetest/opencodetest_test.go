@@ -297,3 +297,21 @@ func TestEnvIsolatesHomeButKeepsGoCaches(t *testing.T) {
 		t.Errorf("mark %q, var %q", env.Mark, env.Get(MarkVar))
 	}
 }
+
+// TestEnvTelemetryOff: go commands run in the sandbox leave no telemetry
+// behind (a detached child writing there raced the folder's removal).
+func TestEnvTelemetryOff(t *testing.T) {
+	env := NewEnv(t)
+	cmd := exec.Command("go", "telemetry")
+	cmd.Env = env.Vars
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(out)) != "off" {
+		t.Errorf("go telemetry in the sandbox: %q, want off", out)
+	}
+	if _, err := os.Stat(filepath.Join(env.Get("XDG_CONFIG_HOME"), "go", "telemetry", "local")); err == nil {
+		t.Error("telemetry counters written in the sandbox")
+	}
+}
