@@ -133,9 +133,9 @@ func FuzzToolArguments(f *testing.F) {
 }
 
 // relPathRef is relPath as it was before its fast path: filepath.Rel
-// alone.
+// alone (a name starting with ".." is not a climb out).
 func relPathRef(root, path string) string {
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 		return filepath.ToSlash(rel)
 	}
 	return path

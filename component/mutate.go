@@ -21,9 +21,11 @@ type change struct {
 }
 
 // applyEdit previews we or, with apply, asks the editor and writes it all
-// or nothing, then tells upstream which files changed. Denied means nothing
-// is written.
-func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error) (*answer, error) {
+// or nothing, then tells upstream which files changed, then runs after.
+// Denied means nothing is written and after does not run. then says what
+// after does, for the user to see before allowing it ("" when it changes
+// nothing).
+func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error, then string) (*answer, error) {
 	if apply && !s.cfg.allowed(action) {
 		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
 	}
@@ -33,7 +35,9 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 		return nil, fmt.Errorf("%s: %w", action, err)
 	}
 	pre := plan.Result()
-	if len(pre.Files) == 0 {
+	// An empty edit still goes ahead when something runs after it (a
+	// code action's command): the user is asked for that alone.
+	if len(pre.Files) == 0 && (!apply || then == "") {
 		return &answer{text: title + ": the server proposed no change", data: change{}}, nil
 	}
 	if !apply {
@@ -41,7 +45,14 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 		return &answer{text: s.clip(text), data: change{Files: pre.Files}}, nil
 	}
 	if ask := s.c.cfg.AskPermission; ask != nil {
-		ok, err := ask(ctx, s.acpSessionID(), title, pre.Diff())
+		// The summary as well as the diffs: a move, a folder deleted or a
+		// file created empty has no diff, and the user must see every
+		// change that is made once they allow it.
+		shown := pre.Summary(s.Root) + pre.Diff()
+		if then != "" {
+			shown += "then " + then + "\n"
+		}
+		ok, err := ask(ctx, s.acpSessionID(), title, shown)
 		if err != nil {
 			return nil, fmt.Errorf("%s: asking permission: %w", action, err)
 		}
@@ -69,8 +80,10 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 	}
 	var warnings []string
 	warnings = append(warnings, res.Warnings...)
-	if err := s.c.backend.FilesChanged(ctx, changes); err != nil {
-		warnings = append(warnings, "language servers were not told about the change: "+err.Error())
+	if len(res.Files) > 0 { // else nothing was written: nothing to tell
+		if err := s.c.backend.FilesChanged(ctx, changes); err != nil {
+			warnings = append(warnings, "language servers were not told about the change: "+err.Error())
+		}
 	}
 	if after != nil {
 		if err := after(ctx); err != nil {
@@ -115,7 +128,7 @@ func (s *Session) rename(ctx context.Context, in Input) (*answer, error) {
 		return nil, fmt.Errorf("rename: %w", err)
 	}
 	title := fmt.Sprintf("rename %s to %s", cmpOr(in.Symbol, "symbol"), in.NewName)
-	return s.applyEdit(ctx, "rename", title, we, in.Apply, nil)
+	return s.applyEdit(ctx, "rename", title, we, in.Apply, nil, "")
 }
 
 func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
@@ -157,7 +170,7 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 		}
 		return nil
 	}
-	return s.applyEdit(ctx, "rename_file", title, we, in.Apply, after)
+	return s.applyEdit(ctx, "rename_file", title, we, in.Apply, after, "")
 }
 
 // withRename returns the server's WorkspaceEdit (raw, may be null) as
@@ -246,7 +259,7 @@ func (s *Session) format(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	return s.applyEdit(ctx, "format", "format "+relPath(s.Root, path), we, in.Apply, nil)
+	return s.applyEdit(ctx, "format", "format "+relPath(s.Root, path), we, in.Apply, nil, "")
 }
 
 type codeAction struct {
@@ -392,7 +405,11 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("code action %q: %w", a.Title, err)
 	}
-	return s.applyEdit(ctx, "code_actions", title, we, true, runCommand)
+	then := ""
+	if len(a.Command) > 0 && string(a.Command) != "null" {
+		then = "the language server runs the command " + string(a.Command)
+	}
+	return s.applyEdit(ctx, "code_actions", title, we, true, runCommand, then)
 }
 
 func cmpRaw(a, b json.RawMessage) json.RawMessage {

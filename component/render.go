@@ -968,7 +968,7 @@ const maxGlobFiles = 200
 func (s *Session) glob(pattern string) ([]string, error) {
 	if filepath.IsAbs(pattern) {
 		rel, err := filepath.Rel(s.Root, pattern)
-		if err != nil || strings.HasPrefix(rel, "..") {
+		if err != nil || climbs(rel) {
 			return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.Root)
 		}
 		pattern = rel

@@ -604,10 +604,16 @@ func relPath(root, path string) string {
 			return rest
 		}
 	}
-	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(root, path); err == nil && !climbs(rel) {
 		return filepath.ToSlash(rel)
 	}
 	return path
+}
+
+// climbs reports whether rel, a filepath.Rel answer, leads out of its base:
+// ".." or "../…", not a name that merely starts with two dots ("..data").
+func climbs(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func firstLine(s string) string {
