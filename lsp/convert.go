@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -13,15 +15,21 @@ import (
 // the server negotiated. converter rewrites every {line, character} object
 // of a JSON value between the two encodings, using the text of the document
 // the object belongs to: the nearest enclosing "uri", "targetUri",
-// "textDocument.uri" or "changes" key, else the request's document. The
-// walk is generic so that every method (locations, links, edits, symbols,
-// hierarchy items, hover ranges, diagnostics) is covered without a type per
-// method.
+// "textDocument.uri", "from.uri" (for "fromRanges") or "changes" key, else
+// the request's document (read under its old name when a RenameFile earlier
+// in the same documentChanges moved it). The walk is generic so that every
+// method (locations, links, edits, symbols, hierarchy items, hover ranges,
+// diagnostics) is covered without a type per method.
 type converter struct {
 	from, to position.Encoding
 	// text returns the current text of the document at uri.
 	text  func(uri string) (*position.Document, error)
 	cache map[string]*position.Document
+	// moved lists the renames (RenameFile) met so far, {new, old} paths in
+	// order: a text edit listed after one in documentChanges names a path
+	// that does not exist until the edit is applied, and its positions
+	// count in the text now under the old path.
+	moved [][2]string
 }
 
 // newConverter returns a converter that reads documents through open
@@ -67,6 +75,7 @@ func (c *converter) convert(raw json.RawMessage, defaultURI string) (json.RawMes
 }
 
 func (c *converter) doc(uri string) *position.Document {
+	uri = c.source(uri)
 	if d, ok := c.cache[uri]; ok {
 		return d
 	}
@@ -76,6 +85,48 @@ func (c *converter) doc(uri string) *position.Document {
 	}
 	c.cache[uri] = d
 	return d
+}
+
+// source returns the URI of the text that the document at uri will have
+// when the renames met so far have been applied: its old name, or its old
+// path inside a renamed folder. Later renames are undone first, so chains
+// (a to b, then b to c) resolve.
+func (c *converter) source(uri string) string {
+	if len(c.moved) == 0 {
+		return uri
+	}
+	p, err := edit.PathFromURI(uri)
+	if err != nil {
+		return uri
+	}
+	orig := p
+	for i := len(c.moved) - 1; i >= 0; i-- {
+		rest, ok := strings.CutPrefix(p, c.moved[i][0])
+		if ok && (rest == "" || rest[0] == filepath.Separator) {
+			p = c.moved[i][1] + rest
+		}
+	}
+	if p == orig {
+		return uri
+	}
+	return edit.URIFromPath(p)
+}
+
+// rename records a RenameFile operation x, if it is one.
+func (c *converter) rename(x map[string]any) {
+	if kind, _ := x["kind"].(string); kind != "rename" {
+		return
+	}
+	o, ok1 := x["oldUri"].(string)
+	n, ok2 := x["newUri"].(string)
+	if !ok1 || !ok2 {
+		return
+	}
+	op, err1 := edit.PathFromURI(o)
+	np, err2 := edit.PathFromURI(n)
+	if err1 == nil && err2 == nil {
+		c.moved = append(c.moved, [2]string{np, op})
+	}
 }
 
 func (c *converter) walk(v any, uri, key string) any {
@@ -98,6 +149,7 @@ func (c *converter) walk(v any, uri, key string) any {
 			x["line"], x["character"] = float64(q.Line), float64(q.Character)
 			return x
 		}
+		c.rename(x)
 		own := uri
 		if u, ok := x["uri"].(string); ok {
 			own = u
@@ -110,6 +162,15 @@ func (c *converter) walk(v any, uri, key string) any {
 		target := own
 		if u, ok := x["targetUri"].(string); ok {
 			target = u
+		}
+		// An incoming call's fromRanges are in the caller's document
+		// (from.uri), not in the callee's that the request named; an
+		// outgoing call has no "from" and its fromRanges stay in own.
+		caller := own
+		if f, ok := x["from"].(map[string]any); ok {
+			if u, ok := f["uri"].(string); ok {
+				caller = u
+			}
 		}
 		for k, child := range x {
 			switch k {
@@ -125,6 +186,9 @@ func (c *converter) walk(v any, uri, key string) any {
 				}
 			case "targetRange", "targetSelectionRange":
 				x[k] = c.walk(child, target, k)
+				continue
+			case "fromRanges":
+				x[k] = c.walk(child, caller, k)
 				continue
 			}
 			x[k] = c.walk(child, own, k)

@@ -95,9 +95,13 @@ func isDigits(s string) bool {
 
 // isIdent reports whether r can be part of an identifier. Letters, digits
 // and '_' cover the identifiers of the languages acp-lsp serves; '$' is left
-// out so that "foo" still matches at a boundary in PHP's "$foo".
+// out so that "foo" still matches at a boundary in PHP's "$foo". Combining
+// marks count too: they belong to the letter before them ("cafe" plus
+// U+0301 is one identifier, as are most Indic words, which end in vowel
+// signs), so neither "cafe" nor a name ending in a mark matches inside a
+// longer identifier.
 func isIdent(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
 // Occurrences returns the byte offsets within line (text of one line) where
