@@ -26,6 +26,7 @@ type ProxyConn struct {
 
 	famMu  sync.Mutex
 	family Family
+	famSet bool // an initialize chose family; later ones keep it
 
 	out *outIDs // requests we sent to the conductor
 	in  inIDs   // requests the conductor sent us, by side
@@ -153,8 +154,13 @@ func (c *ProxyConn) dispatch(m *proxy.Message) (side, *proxy.Message, bool) {
 			if m.Kind != proxy.KindRequest {
 				return 0, nil, false
 			}
+			// The family is fixed for the life of the connection: a
+			// second initialize of the other family must not switch the
+			// envelopes to methods the conductor does not speak.
 			c.famMu.Lock()
-			c.family = fam
+			if !c.famSet {
+				c.family, c.famSet = fam, true
+			}
 			c.famMu.Unlock()
 			c.in.set(m.ID, sideClient)
 			return sideClient, proxy.NewRequestUnchecked(m.ID, "initialize", m.Params()), true

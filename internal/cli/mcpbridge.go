@@ -54,15 +54,28 @@ func (c *mcpBridgeCmd) Run(ctx context.Context, stdio Stdio, args []string) erro
 	up := make(chan error, 1)
 	go func() {
 		_, err := io.Copy(conn, stdio.In)
+		// Reported before the half-close: the server ends only after it
+		// sees the end of input, so once its end reaches us the error is
+		// there to read.
+		up <- err
 		// Half-close so the server sees end of input and finishes.
 		if uc, ok := conn.(*net.UnixConn); ok {
 			uc.CloseWrite()
 		}
-		up <- err
 	}()
 	_, err = io.Copy(stdio.Out, conn)
 	if err != nil && !errors.Is(err, net.ErrClosed) {
 		return fmt.Errorf("mcp-bridge: %w", err)
+	}
+	select {
+	case err := <-up:
+		// A broken stdin (or socket) ended the input early: the server
+		// saw a clean end, but the connection broke.
+		if err != nil && !errors.Is(err, net.ErrClosed) {
+			return fmt.Errorf("mcp-bridge: copy to acp-lsp: %w", err)
+		}
+	default:
+		// The server ended first; the agent's stdin is left as it is.
 	}
 	return nil
 }
