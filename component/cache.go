@@ -14,13 +14,20 @@ import (
 )
 
 // Diagnostic is an LSP diagnostic as the component keeps it: 0-based line,
-// character in UTF-16 code units.
+// character in UTF-16 code units. The fields the tool does not read are
+// kept as sent: they go back to the server in a code-action request's
+// context, and servers find their quick fixes by them (acp-lsp advertises
+// dataSupport, so gopls and rust-analyzer put the fix's key in data).
 type Diagnostic struct {
-	Range    lspRange        `json:"range"`
-	Severity int             `json:"severity,omitempty"`
-	Code     json.RawMessage `json:"code,omitempty"`
-	Source   string          `json:"source,omitempty"`
-	Message  string          `json:"message"`
+	Range              lspRange        `json:"range"`
+	Severity           int             `json:"severity,omitempty"`
+	Code               json.RawMessage `json:"code,omitempty"`
+	CodeDescription    json.RawMessage `json:"codeDescription,omitempty"`
+	Source             string          `json:"source,omitempty"`
+	Message            string          `json:"message"`
+	Tags               json.RawMessage `json:"tags,omitempty"`
+	RelatedInformation json.RawMessage `json:"relatedInformation,omitempty"`
+	Data               json.RawMessage `json:"data,omitempty"`
 }
 
 type lspPosition struct {

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -319,5 +321,42 @@ func TestForSession(t *testing.T) {
 				t.Errorf("references show %d locations, want %d:\n%s", n, tc.shownRefs, text)
 			}
 		})
+	}
+}
+
+// TestCodeActionsSendDiagnosticsWhole: the diagnostics a code-action
+// request carries in its context are the server's own, data and all
+// (servers that were told of dataSupport find their quick fixes by it).
+func TestCodeActionsSendDiagnosticsWhole(t *testing.T) {
+	c, s, fb, cs := setup(t, Config{})
+	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
+	diag := `{"range":{"start":{"line":4,"character":1},"end":{"line":4,"character":4}},"severity":1,"code":"UndeclaredName","codeDescription":{"href":"https://pkg.go.dev/x"},"source":"compiler","message":"undefined: sq","tags":[1],"relatedInformation":[{"location":{"uri":"` + uri + `","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}},"message":"here"}],"data":{"fix":"stub","n":[1,2]}}`
+	p, _ := json.Marshal(lspext.PublishDiagnosticsParams{URI: uri, Diagnostics: json.RawMessage("[" + diag + "]"), Native: true})
+	if !c.HandleNotification(context.Background(), "lsp/publishDiagnostics", p) {
+		t.Fatal("publishDiagnostics not consumed")
+	}
+	fb.set("textDocument/codeAction", `[]`)
+	if text, isErr := callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 5}); isErr {
+		t.Fatalf("code_actions: %s", text)
+	}
+	var sent string
+	for _, r := range fb.requests {
+		if m, ok := strings.CutPrefix(r, "textDocument/codeAction "); ok {
+			sent = m
+		}
+	}
+	var req struct {
+		Context struct {
+			Diagnostics []json.RawMessage `json:"diagnostics"`
+		} `json:"context"`
+	}
+	if err := json.Unmarshal([]byte(sent), &req); err != nil || len(req.Context.Diagnostics) != 1 {
+		t.Fatalf("code action request %s: %v", sent, err)
+	}
+	var got, want any
+	json.Unmarshal(req.Context.Diagnostics[0], &got)
+	json.Unmarshal([]byte(diag), &want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostic sent back (-published +sent):\n%s", diff)
 	}
 }
