@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -534,23 +535,78 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if in.Method == "" {
 		return nil, errors.New("request needs method")
 	}
-	uri := ""
+	uri, path := "", ""
 	if in.File != "" {
 		p, err := s.resolve(in.File)
 		if err != nil {
 			return nil, err
 		}
-		uri = edit.URIFromPath(p)
+		uri, path = edit.URIFromPath(p), p
 	}
 	params, err := rawParams(in.Params)
 	if err != nil {
 		return nil, err
+	}
+	if ask := s.c.cfg.AskPermission; ask != nil && !readOnlyMethods[in.Method] {
+		// Anything but a known query may change files: a command runs on
+		// the server, which can answer it with workspace/applyEdit; a
+		// server's own method does what it does. The editor is asked, as
+		// for every change.
+		shown := fmt.Sprintf("send %s to the language server", in.Method)
+		if path != "" {
+			shown += " for " + relPath(s.Root, path)
+		}
+		if len(params) > 0 {
+			shown += " with params:\n" + headOf(string(params), 2000)
+		}
+		ok, err := ask(ctx, s.acpSessionID(), "raw request "+in.Method, shown+"\n")
+		if err != nil {
+			return nil, fmt.Errorf("request: asking permission: %w", err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("request %s: permission denied by the user; nothing was sent", in.Method)
+		}
 	}
 	raw, err := s.c.backend.Request(ctx, uri, in.Method, params)
 	if err != nil {
 		return nil, err
 	}
 	return &answer{text: s.clip(string(raw)), data: map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}}, nil
+}
+
+// readOnlyMethods are the LSP requests a raw request may send without
+// asking: queries that answer and change nothing (edits they return, as
+// rename's or formatting's, are only shown). Everything else, above all
+// workspace/executeCommand and servers' own methods, may change files.
+var readOnlyMethods = map[string]bool{
+	"textDocument/hover": true, "textDocument/definition": true, "textDocument/declaration": true,
+	"textDocument/typeDefinition": true, "textDocument/implementation": true, "textDocument/references": true,
+	"textDocument/documentSymbol": true, "textDocument/documentHighlight": true, "textDocument/documentLink": true,
+	"textDocument/codeLens": true, "textDocument/codeAction": true, "textDocument/completion": true,
+	"textDocument/signatureHelp": true, "textDocument/foldingRange": true, "textDocument/selectionRange": true,
+	"textDocument/semanticTokens/full": true, "textDocument/semanticTokens/full/delta": true,
+	"textDocument/semanticTokens/range": true, "textDocument/inlayHint": true, "textDocument/inlineValue": true,
+	"textDocument/moniker": true, "textDocument/documentColor": true, "textDocument/colorPresentation": true,
+	"textDocument/linkedEditingRange": true, "textDocument/prepareRename": true, "textDocument/rename": true,
+	"textDocument/formatting": true, "textDocument/rangeFormatting": true, "textDocument/onTypeFormatting": true,
+	"textDocument/prepareCallHierarchy": true, "callHierarchy/incomingCalls": true, "callHierarchy/outgoingCalls": true,
+	"textDocument/prepareTypeHierarchy": true, "typeHierarchy/supertypes": true, "typeHierarchy/subtypes": true,
+	"textDocument/diagnostic": true, "workspace/diagnostic": true, "workspace/symbol": true,
+	"workspace/willCreateFiles": true, "workspace/willRenameFiles": true, "workspace/willDeleteFiles": true,
+	"codeAction/resolve": true, "codeLens/resolve": true, "completionItem/resolve": true,
+	"documentLink/resolve": true, "inlayHint/resolve": true, "workspaceSymbol/resolve": true,
+}
+
+// headOf returns s cut to at most n bytes on a character boundary, with
+// "…" when cut.
+func headOf(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // rawParams accepts params as JSON or as a string holding JSON (clients
