@@ -33,6 +33,8 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, nil, ExitUsage, `unknown command "frobnicate"`},
 		{"unknown flag", []string{"demo", "-nope"}, nil, ExitUsage, "flag provided but not defined: -nope"},
 		{"wrapper without agent", []string{"run"}, nil, ExitUsage, "missing the agent command"},
+		{"message limit zero", []string{"-max-message-mib", "0", "--", "cat"}, nil, ExitUsage, "-max-message-mib must be between 1 and 4096"},
+		{"message limit huge", []string{"-max-message-mib", "99999999999999", "--", "cat"}, nil, ExitUsage, "-max-message-mib must be between 1 and 4096"},
 		{"broken config", []string{"config", t.TempDir()}, map[string]string{"XDG_CONFIG_HOME": brokenCfg}, ExitUsage, `log.level: invalid value "loud"`},
 		{"agent binary missing", []string{"--", filepath.Join(emptyBin, "no-such-agent")}, nil, ExitFailure, "no-such-agent"},
 		{"demo without gopls", []string{"demo"}, map[string]string{"PATH": emptyBin}, ExitFailure, "gopls, the Go language server the demo's workspace needs, is not installed (not found on PATH); install it with:\n  go install golang.org/x/tools/gopls@v0.23.0\n"},

@@ -48,13 +48,18 @@ type chainSetup struct {
 	done   func()
 }
 
+// maxMessageMiB bounds -max-message-mib.
+const maxMessageMiB = 4096
+
 // setup loads the configuration for the current folder (the workspace the
 // editor started acp-lsp in) and turns it and the flags into conductor
 // options. Configuration errors are usage errors (exit 2) naming the file,
 // line and key.
 func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
-	if f.maxLine < 1 {
-		return nil, UsageErrorf("-max-message-mib must be at least 1")
+	// Past 4 GiB the size in bytes nears what an int holds once the line
+	// buffer doubles, and a huge value overflowed into the default.
+	if f.maxLine < 1 || f.maxLine > maxMessageMiB {
+		return nil, UsageErrorf("-max-message-mib must be between 1 and %d", maxMessageMiB)
 	}
 	wd, err := os.Getwd()
 	if err != nil {
