@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,22 +32,8 @@ func (b *ctxBackend) Request(ctx context.Context, uri, method string, params jso
 // ignores), and not for one it refuses to read. Each notification is
 // tried on a call through the SDK (fast path off) and on the fast path.
 func TestFastPathCancelAsSDK(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
 	cb := &ctxBackend{fakeBackend: newFake(), calls: make(chan context.Context, 1)}
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := dialRaw(t, c, s)
+	c, rc := startRaw(t, cb)
 	cancelled := func(id string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `,"reason":"user"}}`
 	}
@@ -125,22 +109,8 @@ func TestFastPathCancelAsSDK(t *testing.T) {
 // when the call in flight is one the fast path is answering, and never
 // reaches the backend.
 func TestFastPathDuplicateID(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
 	cb := &ctxBackend{fakeBackend: newFake(), calls: make(chan context.Context, 1)}
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := dialRaw(t, c, s)
+	c, rc := startRaw(t, cb)
 	for _, id := range []string{`7`, `"seven"`, `"a<b> \u00e9"`, `-3.5`} {
 		t.Run(id, func(t *testing.T) {
 			call := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`

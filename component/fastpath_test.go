@@ -82,6 +82,28 @@ func dialRaw(t testing.TB, c *Component, s *Session) *rawMCP {
 	return rc
 }
 
+// startRaw starts a Component answering through backend over a workspace
+// holding main.go, opens a session and an initialized raw MCP connection
+// to it; the Component closes when the test ends.
+func startRaw(t *testing.T, backend Backend) (*Component, *rawMCP) {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
+	c, err := New(Config{Executable: "/bin/acp-lsp"}, backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.NewSession(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, dialRaw(t, c, s)
+}
+
 // TestFastPathEquivalent sends every request twice, once with the fast
 // path off (the SDK answers) and once with it on, and requires the same
 // status, the same headers the SDK sets and the same body bytes; and that
@@ -236,22 +258,8 @@ func (b *blockingBackend) Status(ctx context.Context) ([]lspext.ServerInfo, erro
 // answering cancels it, as the SDK cancels its own, and still reaches the
 // SDK (202).
 func TestFastPathCancel(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
 	bb := &blockingBackend{fakeBackend: newFake(), entered: make(chan struct{}, 1)}
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, bb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc := dialRaw(t, c, s)
+	_, rc := startRaw(t, bb)
 	for _, id := range []string{`7`, `"seven"`} {
 		done := make(chan rawReply, 1)
 		go func() {
