@@ -224,21 +224,14 @@ func TestInitializeAdvertisement(t *testing.T) {
 			if strings.Contains(tt.meta, `"other"`) && !strings.Contains(atAgent.Raw, `"other":{"x":1}`) {
 				t.Errorf("other _meta keys lost: %s", atAgent.Raw)
 			}
-			var p struct {
-				ClientCapabilities struct {
-					Meta struct {
-						LSP capability `json:"lsp"`
-					} `json:"_meta"`
-				} `json:"clientCapabilities"`
-			}
-			must(t, json.Unmarshal(atAgent.Params, &p))
+			told := agentOffer(t, atAgent.Params)
 			for _, m := range tt.agentMethods {
-				if !contains(p.ClientCapabilities.Meta.LSP.Methods, m) {
-					t.Errorf("agent not told about %s: %+v", m, p.ClientCapabilities.Meta.LSP)
+				if !contains(told.Methods, m) {
+					t.Errorf("agent not told about %s: %+v", m, told)
 				}
 			}
-			if tt.cfg.NoLocal && contains(p.ClientCapabilities.Meta.LSP.Methods, "_lsp/definition") {
-				t.Errorf("agent told about _lsp/definition with no editor or local source: %+v", p.ClientCapabilities.Meta.LSP)
+			if tt.cfg.NoLocal && contains(told.Methods, "_lsp/definition") {
+				t.Errorf("agent told about _lsp/definition with no editor or local source: %+v", told)
 			}
 			// The editor learns what it may push; the agent's own _meta
 			// and capabilities are kept.
@@ -332,4 +325,19 @@ func TestEditorPassthrough(t *testing.T) {
 	}
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 	<-se.done
+}
+
+// agentOffer reads the LSP offer in the initialize params the agent got
+// (clientCapabilities._meta.lsp).
+func agentOffer(t *testing.T, params json.RawMessage) capability {
+	t.Helper()
+	var p struct {
+		ClientCapabilities struct {
+			Meta struct {
+				LSP capability `json:"lsp"`
+			} `json:"_meta"`
+		} `json:"clientCapabilities"`
+	}
+	must(t, json.Unmarshal(params, &p))
+	return p.ClientCapabilities.Meta.LSP
 }

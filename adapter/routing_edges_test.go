@@ -1,7 +1,6 @@
 package adapter
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -147,15 +146,7 @@ func TestChainOfferThroughPassthrough(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := startChain(t, Config{NoLocal: true}, false)
 			atAgent, _ := tc.initialize(t, tt.meta, "")
-			var p struct {
-				ClientCapabilities struct {
-					Meta struct {
-						LSP capability `json:"lsp"`
-					} `json:"_meta"`
-				} `json:"clientCapabilities"`
-			}
-			must(t, json.Unmarshal(atAgent.Params, &p))
-			offered := p.ClientCapabilities.Meta.LSP.Methods
+			offered := agentOffer(t, atAgent.Params).Methods
 			for _, m := range tt.want {
 				if !contains(offered, m) {
 					t.Errorf("agent not offered %s: %v", m, offered)
