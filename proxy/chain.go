@@ -354,6 +354,16 @@ func (n *node) replyDir(req *Message) direction {
 	k := idKey(req.ID)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if req.req != 0 {
+		// The two directions number their requests independently: the
+		// client's request 1 may be pending while the agent's request 1
+		// is, so the id alone cannot tell; the request's number can.
+		for _, d := range [...]direction{down, up} {
+			if r, ok := n.h[d].in[k]; ok && r.req == req.req {
+				return other(d)
+			}
+		}
+	}
 	if _, ok := n.h[up].in[k]; ok {
 		return down
 	}
@@ -575,6 +585,14 @@ func (n *node) call(ctx context.Context, d direction, method string, params json
 	drv := &driver{dir: d, slot: &slot{}, inner: true}
 	claimed := nx.q[d].push(req, drv.drives(nx))
 	h.sendMu.Unlock()
+	select {
+	case <-n.c.ended:
+		// Run fails the waiters it finds once the chain has ended; one
+		// registered after that would wait forever.
+		n.abandon(d, req.ID)
+		return nil, fmt.Errorf("call %s: %w", method, n.c.closeErr())
+	default:
+	}
 	if claimed {
 		nx.deliverThrough(d, req, drv)
 		if f := drv.slot.take(); f != nil {

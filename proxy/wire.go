@@ -351,6 +351,7 @@ func (m *Message) parse(raw []byte, hint string) error {
 		return s.fail("expected a JSON object")
 	}
 	var hasMethod, hasID bool
+	var notMessage error // valid so far, but no message: told once scanned
 	s.ws()
 	if !s.eat('}') {
 		for {
@@ -377,7 +378,8 @@ func (m *Message) parse(raw []byte, hint string) error {
 				hasID = true
 			case `"method"`:
 				if raw[vs] != '"' {
-					return &ParseError{vs, "method is not a string"}
+					notMessage = &ParseError{vs, "method is not a string"}
+					break
 				}
 				if hint != "" && string(raw[vs+1:s.i-1]) == hint {
 					m.Method = hint
@@ -411,6 +413,9 @@ func (m *Message) parse(raw []byte, hint string) error {
 		return s.fail("trailing data after the object")
 	}
 	m.scanned = true
+	if notMessage != nil {
+		return notMessage
+	}
 	switch {
 	case hasMethod && hasID:
 		m.Kind = KindRequest
