@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +19,12 @@ import (
 // so the process table is searched for exactly it.
 func TestAgentDiesWithItsParent(t *testing.T) {
 	if marker := os.Getenv(proctest.ParentEnv); marker != "" {
-		p, err := StartProcess([]string{"sh", "-c", `trap "" TERM; exec sleep ` + marker}, ProcessOptions{Name: "agent"})
+		// SIGTERM ignored here is ignored in the agent too (an ignored
+		// signal stays ignored across exec), so the agent is sleep from
+		// its start: through sh's trap and exec its command line read
+		// empty for a moment, and the check below could miss it.
+		signal.Ignore(syscall.SIGTERM)
+		p, err := StartProcess([]string{"sleep", marker}, ProcessOptions{Name: "agent"})
 		if err != nil {
 			t.Fatal(err)
 		}
