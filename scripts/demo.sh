@@ -9,6 +9,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# Relative paths in the flags (-workspace, -script, -trace) name files where
+# the script was run, so the demo runs there; only the build is in the checkout.
+here=$PWD
 cd "$root"
 command -v go >/dev/null || { echo "demo: Go is missing: install Go 1.26 or newer from https://go.dev/dl/" >&2; exit 1; }
 "$root/scripts/setup.sh" gopls
@@ -16,4 +19,5 @@ eval "$("$root/scripts/setup.sh" --print-path)"
 mkdir -p "$root/.cache/demo"
 echo "demo: building acp-lsp into .cache/demo" >&2
 go build -o "$root/.cache/demo/acp-lsp" ./cmd/acp-lsp
+cd "$here"
 exec "$root/.cache/demo/acp-lsp" demo "$@"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -114,7 +115,14 @@ func (c *demoCmd) Run(ctx context.Context, stdio Stdio, args []string) error {
 	}
 	chain := []string{exe, "-log-level", c.logLevel}
 	if c.trace != "" {
-		chain = append(chain, "-trace", c.trace)
+		// acp-lsp runs in the workspace, so a relative path would land
+		// in the temporary copy (removed at the end) or in the given
+		// folder; it means where the demo was started.
+		trace, err := filepath.Abs(c.trace)
+		if err != nil {
+			return UsageErrorf("-trace: %v", err)
+		}
+		chain = append(chain, "-trace", trace)
 	}
 	chain = append(chain, "--", exe, "agent", "-log-level", c.logLevel)
 	_, err = demo.Run(ctx, demo.Options{

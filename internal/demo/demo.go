@@ -115,6 +115,9 @@ func FindGopls(env []string) (string, error) {
 	return "", fmt.Errorf("%w; %s", ErrNoGopls, GoplsInstall)
 }
 
+// removeAll removes the temporary workspace; tests make it fail.
+var removeAll = os.RemoveAll
+
 // Run runs the demo and returns its report. It returns an error when the
 // chain cannot start or breaks, or when a step failed (the report then
 // holds every step). acp-lsp's process group is ended and the temporary
@@ -137,8 +140,10 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	steps := opts.Steps
 	ws := opts.Workspace
 	if ws == "" {
-		gopls, err := FindGopls(opts.Env)
-		if err != nil {
+		// No := for err in this block: the removal below must report
+		// its failure through Run's own err, not a shadow of it.
+		var gopls, tmp string
+		if gopls, err = FindGopls(opts.Env); err != nil {
 			return nil, err
 		}
 		rep.Gopls = gopls
@@ -147,8 +152,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 				return nil, err
 			}
 		}
-		tmp, err := os.MkdirTemp("", "acp-lsp-demo-")
-		if err != nil {
+		if tmp, err = os.MkdirTemp("", "acp-lsp-demo-"); err != nil {
 			return nil, fmt.Errorf("temporary workspace: %w", err)
 		}
 		if ws, err = filepath.EvalSymlinks(tmp); err != nil {
@@ -156,9 +160,17 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 			return nil, fmt.Errorf("temporary workspace: %w", err)
 		}
 		if !opts.Keep {
+			// Runs after acp-lsp is stopped (deferred later), so the
+			// line comes after how it ended, and only when it is true.
 			defer func() {
-				if rmErr := os.RemoveAll(ws); rmErr != nil && err == nil {
-					err = fmt.Errorf("remove temporary workspace: %w", rmErr)
+				if rmErr := removeAll(ws); rmErr != nil {
+					if err == nil {
+						err = fmt.Errorf("remove temporary workspace: %w", rmErr)
+					}
+					return
+				}
+				if rep != nil && rep.ChainExit != "" {
+					fmt.Fprintf(out, "workspace removed: %s\n", ws)
 				}
 			}()
 		}
@@ -193,12 +205,8 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 	defer func() {
 		rep.ChainExit = ch.stop(opts.ExitGrace)
 		fmt.Fprintf(out, "\nacp-lsp %s\n", rep.ChainExit)
-		if opts.Workspace == "" {
-			if opts.Keep {
-				fmt.Fprintf(out, "workspace kept: %s\n", ws)
-			} else {
-				fmt.Fprintf(out, "workspace removed: %s\n", ws)
-			}
+		if opts.Workspace == "" && opts.Keep {
+			fmt.Fprintf(out, "workspace kept: %s\n", ws)
 		}
 	}()
 
