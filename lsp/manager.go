@@ -600,6 +600,16 @@ func (m *Manager) Servers() []ServerStatus {
 		}
 		p := s.cur
 		s.mu.Unlock()
+		if p != nil && st.State == StateRunning && (p.exited() || p.disconnected()) {
+			// Its connection is gone (it crashed, or closed its output and
+			// kept running) and no request has replaced it yet (ensure
+			// does): it serves nobody, whatever its process does.
+			st.State = StateCrashed
+			st.LastError = fmt.Sprintf("server %s closed its connection", s.cfg.Name)
+			if lost := p.lostErr(); lost != nil {
+				st.LastError = lost.Error()
+			}
+		}
 		if p != nil {
 			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
 			st.RSSBytes = rss(p.pid)

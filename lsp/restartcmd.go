@@ -62,6 +62,7 @@ func (s *server) restart(ctx context.Context) error {
 	s.mu.Unlock()
 	if p != nil {
 		p.shutdown(ctx)
+		s.forget(p)
 	}
 	if _, err := s.ensure(ctx); err != nil {
 		return fmt.Errorf("restart %s: %w", s.cfg.Name, err)

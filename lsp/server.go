@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -301,6 +302,11 @@ func (s *server) finishStart(ctx context.Context, delay time.Duration, reopen []
 	if restart {
 		s.restarts++
 	}
+	// A start counts as a use: a process started without a request
+	// (Prewarm, Restart) and never asked anything is idle too, and the
+	// timer may have fired while no process ran, with nothing to rearm it.
+	s.lastUsed = time.Now()
+	s.armIdleLocked()
 }
 
 // reap waits for a process whose connection is gone to exit, killing its
@@ -445,6 +451,12 @@ func (s *server) end() {
 	defer s.mu.Unlock()
 	s.inflight--
 	s.lastUsed = time.Now()
+	s.armIdleLocked()
+}
+
+// armIdleLocked (s.mu held) starts the idle count over: the server is
+// shut down once it has gone Timeouts.Idle without a request.
+func (s *server) armIdleLocked() {
 	idle := s.tm.Idle.d()
 	if idle <= 0 || s.closed {
 		return
@@ -475,6 +487,16 @@ func (s *server) idleCheck() {
 	s.mu.Unlock()
 	s.log.Info("stopping idle language server", "server", s.cfg.Name, "root", s.root)
 	p.shutdown(context.Background())
+	s.forget(p)
+}
+
+// forget drops a process that was shut down from dead: close has nothing
+// left to wait for, and a long session's idle teardowns and restarts must
+// not keep every stopped process's documents in memory until the end.
+func (s *server) forget(p *proc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dead = slices.DeleteFunc(s.dead, func(d *proc) bool { return d == p })
 }
 
 // close shuts the process down and waits for every process this server
@@ -534,7 +556,14 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			return raw, nil
 		}
 		var re *ResponseError
-		if errors.As(err, &re) && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
+		if errors.As(err, &re) {
+			// An error answer is an answer: the server is alive and
+			// reading, so it breaks a row of timeouts as a result does.
+			p.mu.Lock()
+			p.timeouts = 0
+			p.mu.Unlock()
+		}
+		if re != nil && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
 			t := time.NewTimer(backoff)
 			select {
 			case <-t.C:
