@@ -176,3 +176,40 @@ func TestStoppedProcessesForgotten(t *testing.T) {
 		}
 	})
 }
+
+// TestCallerDeadlineNotAServerTimeout (fake time): requests that end at
+// their caller's shorter deadline (the tool's diagnostics wait) say the
+// server is slow, not wedged: any number of them in a row leaves it
+// running. Its own request timeout, reached twice in a row, recycles it.
+func TestCallerDeadlineNotAServerTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newMemEnv(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{
+			"textDocument/hover": {NeverAnswer: true},
+		}}, func(o *Options) {
+			o.WedgeAfter = 2
+			o.Timeouts.Request = Duration(10 * time.Second)
+		})
+		pos := Position{Line: 1, Character: 6}
+		for i := range 4 {
+			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+			_, err := e.m.Hover(ctx, e.file, pos)
+			cancel()
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("hover %d with a 1 s caller deadline: %v, want a timeout", i+1, err)
+			}
+		}
+		synctest.Wait()
+		if st := e.m.Servers()[0]; st.State != StateRunning || e.started() != 1 {
+			t.Fatalf("state %s (%q), %d servers started; want the slow server kept", st.State, st.LastError, e.started())
+		}
+		for range 2 {
+			if _, err := e.m.Hover(t.Context(), e.file, pos); !errors.Is(err, ErrTimeout) {
+				t.Fatalf("hover: %v, want a timeout", err)
+			}
+		}
+		synctest.Wait()
+		if st := e.m.Servers()[0]; st.State != StateCrashed || !strings.Contains(st.LastError, "recycled") {
+			t.Fatalf("after two own timeouts in a row: %s %q, want recycled", st.State, st.LastError)
+		}
+	})
+}

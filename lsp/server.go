@@ -532,6 +532,10 @@ func (s *server) close(ctx context.Context) {
 	}
 }
 
+// errServerDeadline is the cause of a request's own deadline
+// (Timeouts.Request) expiring, as against its caller's.
+var errServerDeadline = errors.New("the language server's request timeout passed")
+
 // call sends a request on p with retries for ContentModified and
 // ServerCancelled, readiness handling and timeout accounting. params and
 // the result are in the server's encoding.
@@ -584,12 +588,19 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			if titles, _ := p.busy(); titles != nil {
 				return nil, &IndexingError{Server: s.cfg.Name, Work: titles}
 			}
-			p.mu.Lock()
-			p.timeouts++
-			n := p.timeouts
-			p.mu.Unlock()
-			if n >= s.mgr.opts.WedgeAfter {
-				s.recycle(p, fmt.Errorf("%w: %d requests in a row timed out", ErrTimeout, n))
+			// Only the server's own deadline (Timeouts.Request) counts
+			// toward recycling: a caller that waits less, such as the
+			// tool's diagnostics wait, says the server is slow, not that
+			// it is wedged, and recycling a slow server that is indexing a
+			// large project would start its work over.
+			if context.Cause(ctx) == errServerDeadline {
+				p.mu.Lock()
+				p.timeouts++
+				n := p.timeouts
+				p.mu.Unlock()
+				if n >= s.mgr.opts.WedgeAfter {
+					s.recycle(p, fmt.Errorf("%w: %d requests in a row timed out", ErrTimeout, n))
+				}
 			}
 			return nil, fmt.Errorf("%s %s: %w (%w)", s.cfg.Name, method, ErrTimeout, err)
 		}
@@ -627,7 +638,7 @@ func (s *server) afterEmpty(ctx context.Context, p *proc, method string, mark pr
 func (s *server) request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
 	s.begin()
 	defer s.end()
-	ctx, cancel := context.WithTimeout(ctx, s.tm.Request.d())
+	ctx, cancel := context.WithTimeoutCause(ctx, s.tm.Request.d(), errServerDeadline)
 	defer cancel()
 	p, err := s.ensure(ctx)
 	if err != nil {
