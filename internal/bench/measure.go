@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -26,21 +27,41 @@ type Cell struct {
 	Err string
 }
 
-// Median returns the median time of the samples (0 without any).
-func (c *Cell) Median() time.Duration { return c.Quantile(0.5) }
+// Median returns the median time of the samples (0 without any): the
+// middle one, or the mean of the two middle ones of an even number.
+func (c *Cell) Median() time.Duration { return medianOf(c.sorted()) }
 
-// Quantile returns the q-quantile (nearest rank) of the sample times.
-func (c *Cell) Quantile(q float64) time.Duration {
-	if len(c.Samples) == 0 {
+// medianOf returns the median of sorted times (0 without any): the middle
+// one, or the mean of the two middle ones of an even number.
+func medianOf(ds []time.Duration) time.Duration {
+	n := len(ds)
+	if n == 0 {
 		return 0
 	}
+	return (ds[(n-1)/2] + ds[n/2]) / 2
+}
+
+// Quantile returns the q-quantile (nearest rank: the smallest sample with
+// at least q of the samples at or below it) of the sample times.
+func (c *Cell) Quantile(q float64) time.Duration {
+	ds := c.sorted()
+	if len(ds) == 0 {
+		return 0
+	}
+	// The epsilon keeps q*n that is an integer in exact arithmetic (0.99 ×
+	// 200) from rounding up a rank.
+	i := int(math.Ceil(q*float64(len(ds))-1e-9)) - 1
+	return ds[min(max(i, 0), len(ds)-1)]
+}
+
+// sorted returns the sample times in ascending order.
+func (c *Cell) sorted() []time.Duration {
 	ds := make([]time.Duration, len(c.Samples))
 	for i, s := range c.Samples {
 		ds[i] = s.D
 	}
 	slices.Sort(ds)
-	i := int(q*float64(len(ds)-1) + 0.5)
-	return ds[i]
+	return ds
 }
 
 // Right counts the right answers.

@@ -142,7 +142,7 @@ func reportMedians(b *testing.B, names []string, ds [][]time.Duration) {
 	first := 0.0
 	for i, d := range ds {
 		slices.Sort(d)
-		med := float64(d[len(d)/2].Microseconds()) / 1000
+		med := float64(medianOf(d).Microseconds()) / 1000
 		if i == 0 {
 			first = med
 		}

@@ -28,6 +28,9 @@ const (
 	settleMax   = time.Minute
 )
 
+// settleServers is settle; tests of the rows' order replace it.
+var settleServers = settle
+
 // settle waits until the processes descended from this one (the column's
 // servers: gopls, and node for the MCP servers) used at most settleTicks
 // of CPU over settleWindow, or settleMax passed. It returns how long it

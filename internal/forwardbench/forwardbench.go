@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"slices"
@@ -256,7 +257,7 @@ func median(rs []Result) Result {
 			v[i] = get(r)
 		}
 		slices.Sort(v)
-		return v[len(v)/2]
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
 	}
 	out.P50 = time.Duration(pick(func(r Result) float64 { return float64(r.P50) }))
 	out.P99 = time.Duration(pick(func(r Result) float64 { return float64(r.P99) }))
@@ -343,9 +344,23 @@ func roundTrips(ctx context.Context, opts Options, m Mode, r *Result) error {
 		}
 	}
 	slices.Sort(lat)
-	r.P50 = lat[len(lat)/2]
-	r.P99 = lat[min(len(lat)*99/100, len(lat)-1)]
+	r.P50 = percentile(lat, 0.5)
+	r.P99 = percentile(lat, 0.99)
 	return s.stop()
+}
+
+// percentile returns the q-quantile of sorted latencies: the nearest rank
+// (the smallest latency with at least q of them at or below it), and for
+// the median of an even count the mean of the two middle ones.
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	n := len(sorted)
+	if q == 0.5 {
+		return (sorted[(n-1)/2] + sorted[n/2]) / 2
+	}
+	// The epsilon keeps q*n that is an integer in exact arithmetic (0.99
+	// × 20000) from rounding up a rank.
+	i := int(math.Ceil(q*float64(n)-1e-9)) - 1
+	return sorted[min(max(i, 0), n-1)]
 }
 
 func stream(ctx context.Context, opts Options, m Mode, gen string, r *Result) error {

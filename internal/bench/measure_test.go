@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+// TestCellQuantileEvenAndNearestRank: the median of an even number of
+// samples is the mean of the two middle ones, and Quantile is the nearest
+// rank (the smallest sample with at least q of the samples at or below
+// it), as its comment says: with 60 samples (the scale rows' first row)
+// the p99 is the largest, with 100 it is the 99th.
+func TestCellQuantileEvenAndNearestRank(t *testing.T) {
+	cell := func(n int) *Cell {
+		c := &Cell{}
+		for i := n; i >= 1; i-- { // unsorted on purpose
+			c.Samples = append(c.Samples, Sample{D: time.Duration(i) * time.Millisecond})
+		}
+		return c
+	}
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		n    int
+		q    float64
+		want time.Duration
+	}{
+		{2, 0.5, 1500 * time.Microsecond},
+		{4, 0.5, 2500 * time.Microsecond},
+		{60, 0.5, 30500 * time.Microsecond},
+		{200, 0.5, 100500 * time.Microsecond},
+		{15, 0.5, 8 * ms},
+		{3, 0.5, 2 * ms},
+		{15, 0.9, 14 * ms},
+		{3, 0.9, 3 * ms},
+		{60, 0.99, 60 * ms},
+		{100, 0.99, 99 * ms},
+		{200, 0.99, 198 * ms},
+		{10, 0.9, 9 * ms},
+		{5, 0, 1 * ms},
+		{5, 1, 5 * ms},
+	} {
+		c := cell(tc.n)
+		got := c.Quantile(tc.q)
+		if tc.q == 0.5 {
+			got = c.Median()
+		}
+		if got != tc.want {
+			t.Errorf("n=%d q=%v: got %v, want %v", tc.n, tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestMedianOfEven: BenchmarkPaired's medians (reportMedians, 100 paired
+// calls) are the mean of the two middle calls, as the table's.
+func TestMedianOfEven(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		ds   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{ms}, ms},
+		{[]time.Duration{ms, 3 * ms}, 2 * ms},
+		{[]time.Duration{ms, 2 * ms, 4 * ms, 9 * ms}, 3 * ms},
+		{[]time.Duration{ms, 2 * ms, 9 * ms}, 2 * ms},
+	} {
+		if got := medianOf(tc.ds); got != tc.want {
+			t.Errorf("medianOf(%v) = %v, want %v", tc.ds, got, tc.want)
+		}
+	}
+}
