@@ -26,6 +26,14 @@ type Stage struct {
 	// pending are session setup requests passed on, by raw id, awaiting
 	// the agent's answer (session/new's carries the session id).
 	pending map[string]pendingSetup
+	// writes are the agent's fs/write_text_file requests passed up, by
+	// raw id, with their path: a file counts as written once the editor
+	// answers without an error.
+	writes map[string]string
+	// replaced are, by ACP session id, the sessions whose id a later
+	// load or resume of it took over: the agent may still be connected
+	// to them, so they end with the id's session/close.
+	replaced map[string][]*Session
 }
 
 // pendingSetup is a session setup request on its way to the agent.
@@ -44,7 +52,7 @@ var (
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
-	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}}
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}, writes: map[string]string{}, replaced: map[string][]*Session{}}
 	wire := &Wire{
 		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			hop, err := st.waitHop(ctx)
@@ -142,6 +150,11 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			hop.ToAgent(m)
 			return
 		}
+		if m.Method != "session/load" && m.Method != "session/resume" {
+			// A fork's sessionId is its source's: the fork's own id is in
+			// the answer alone.
+			paramsID = ""
+		}
 		out, err := m.WithParams(patched)
 		if err != nil {
 			st.c.CloseSession(s)
@@ -168,7 +181,23 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 				if s := st.c.SessionByACP(id); s != nil {
 					st.c.CloseSession(s)
 				}
+				st.mu.Lock()
+				old := st.replaced[id]
+				delete(st.replaced, id)
+				st.mu.Unlock()
+				for _, s := range old {
+					st.c.CloseSession(s)
+				}
 			}
+		}
+		hop.ToAgent(m)
+	case m.Kind == proxy.KindResponse && m.Method == "fs/write_text_file":
+		st.mu.Lock()
+		p, ok := st.writes[string(m.ID)]
+		delete(st.writes, string(m.ID))
+		st.mu.Unlock()
+		if ok && len(m.Error()) == 0 {
+			st.c.MarkWritten(p)
 		}
 		hop.ToAgent(m)
 	case m.Kind == proxy.KindNotification && isCachedNotification(m.Method):
@@ -221,13 +250,30 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 			}
 		}
 		if id != "" {
+			// A load or resume of a live session binds its id to this
+			// entry; session/close, naming the id, must still end the
+			// old one.
+			if old := st.c.SessionByACP(id); old != nil && old != p.s {
+				st.mu.Lock()
+				st.replaced[id] = append(st.replaced[id], old)
+				st.mu.Unlock()
+			}
 			st.c.Bind(p.s, id)
 		}
 	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
 		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {
 			var p string
 			if json.Unmarshal(raw, &p) == nil {
-				st.c.MarkWritten(p)
+				// Marked when the editor confirms it: a refused write
+				// changed nothing.
+				st.mu.Lock()
+				if len(st.writes) >= 10000 {
+					// An editor that never answers writes must not grow
+					// this without bound.
+					clear(st.writes)
+				}
+				st.writes[string(m.ID)] = p
+				st.mu.Unlock()
 			}
 		}
 	}
