@@ -48,7 +48,15 @@ func (p *projectSettings) forSession(root string, base component.Config) compone
 	}
 	file := filepath.Join(root, config.ProjectFileName)
 	if _, err := os.Stat(file); err != nil {
-		return base
+		// No file of its own. Inside the start folder (a package of the
+		// project) the project's settings are its settings; elsewhere
+		// they are another project's, and a trusted file's unsafe keys
+		// (raw requests) must not follow a session into a folder nobody
+		// trusted: it gets the settings without any project file.
+		if within(p.workspace, root) {
+			return base
+		}
+		file = ""
 	}
 	loaded, err := p.reload(root)
 	if err != nil {
@@ -61,6 +69,12 @@ func (p *projectSettings) forSession(root string, base component.Config) compone
 		return base
 	}
 	out := base.WithSessionSettings(cc)
+	if file == "" {
+		if _, err := os.Stat(filepath.Join(p.workspace, config.ProjectFileName)); err == nil {
+			p.once(filepath.Join(root, config.ProjectFileName), slog.LevelInfo, "this session's folder has no project config of its own, and the one of the folder acp-lsp started in does not apply outside that folder: the session has the settings of the user file, environment and flags", "folder", root, "started_in", p.workspace)
+		}
+		return out
+	}
 
 	var applied, process []string
 	for key, src := range loaded.Sources {
@@ -107,6 +121,18 @@ func listOrNone(keys []string) string {
 		return "none of its settings"
 	}
 	return strings.Join(keys, ", ")
+}
+
+// within reports whether dir is base or below it, after resolving
+// symlinks.
+func within(base, dir string) bool {
+	rb, errB := filepath.EvalSymlinks(base)
+	rd, errD := filepath.EvalSymlinks(dir)
+	if errB != nil || errD != nil {
+		rb, rd = filepath.Clean(base), filepath.Clean(dir)
+	}
+	rel, err := filepath.Rel(rb, rd)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // sameDir compares two folders after resolving symlinks.

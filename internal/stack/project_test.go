@@ -34,6 +34,7 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	}
 	started := dir("started", "[tool]\npage_size = 5\n")
 	bare := dir("bare", "")
+	sub := dir("started/pkg", "")
 	other := dir("other", "[tool]\npage_size = 7\nallow_raw_request = true\n\n[local]\nwatch = false\n")
 	trusted := dir("trusted", "[tool]\nallow_raw_request = true\nallow_mutating = false\n[diagnostics]\ninjection_budget = 0\n[local]\nwatch = false\n")
 	broken := dir("broken", "[tool]\npage_size = \"many\"\n")
@@ -68,7 +69,9 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	}{
 		{"the folder acp-lsp started in", started, 100, false, true, false, ""},
 		{"the same folder through a symlink", link, 100, false, true, false, ""},
-		{"a folder without a project file", bare, 100, false, true, false, ""},
+		{"a subfolder of the start folder without a file: the project's settings", sub, 100, false, true, false, ""},
+		{"another folder without a project file: none of the start folder's", bare, config.Defaults().Tool.PageSize, false, true, false, "does not apply outside that folder"},
+		{"the same folder again: told already", bare, config.Defaults().Tool.PageSize, false, true, false, ""},
 		{"another project, untrusted: its safe settings", other, 7, false, true, false, "local.watch"},
 		{"the same project again: told already", other, 7, false, true, false, ""},
 		{"a trusted project: all its session settings", trusted, config.Defaults().Tool.PageSize, true, false, true, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
@@ -95,8 +98,8 @@ func TestProjectSettingsPerSession(t *testing.T) {
 				t.Errorf("logged %s", logs.String())
 			case tt.log != "" && !strings.Contains(logs.String(), tt.log):
 				t.Errorf("log does not say %q: %s", tt.log, logs.String())
-			case tt.log != "" && !strings.Contains(logs.String(), filepath.Join(tt.cwd, config.ProjectFileName)):
-				t.Errorf("log does not name the file: %s", logs.String())
+			case tt.log != "" && !strings.Contains(logs.String(), tt.cwd):
+				t.Errorf("log does not name the session's folder: %s", logs.String())
 			}
 		})
 	}
