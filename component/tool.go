@@ -34,7 +34,7 @@ type Input struct {
 	EndLine   int `json:"end_line,omitempty" jsonschema:"1-based last line of a range (format, code_actions); defaults to line."`
 	EndColumn int `json:"end_column,omitempty" jsonschema:"1-based column after the range's end on end_line; defaults to the end of that line."`
 
-	Query     string `json:"query,omitempty" jsonschema:"symbols: search the whole workspace for this name (fuzzy, as the server matches). Without file or query, symbols lists the file's symbols."`
+	Query     string `json:"query,omitempty" jsonschema:"symbols: search the whole workspace for this name (fuzzy, as the server matches). With file and no query, symbols lists the file's symbols."`
 	Kind      string `json:"kind,omitempty" jsonschema:"symbols: keep only this symbol kind (function, method, class, struct, interface, variable, constant, field, type_parameter …); code_actions: keep only actions whose kind starts with this (quickfix, refactor, source.organizeImports)."`
 	Severity  string `json:"severity,omitempty" jsonschema:"diagnostics: lowest severity shown: error, warning (default), info or hint."`
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (callers, default) or outgoing (callees); type_hierarchy: supertypes (default) or subtypes."`
@@ -49,7 +49,7 @@ type Input struct {
 	Params any    `json:"params,omitempty" jsonschema:"request: raw LSP params as a JSON object (or a string holding one); 0-based lines, UTF-16 characters."`
 
 	Offset int `json:"offset,omitempty" jsonschema:"paging: skip this many results (the note at the end of a cut answer gives the next offset)."`
-	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 100)."`
+	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 50, acp-lsp's tool.page_size)."`
 }
 
 const toolDescription = `Language-server answers for this workspace: compiler diagnostics, definitions, references, types, symbols, call graphs, and safe refactors.
@@ -60,7 +60,7 @@ Positions: give file + line (1-based) + symbol, the identifier as written on tha
 
 Results are path:line:col relative to the workspace with the source line. Diagnostics say per server whether they are fresh for the current file content.
 
-rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff.`
+rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply, rename, rename_file and format return a preview diff and code_actions lists the actions.`
 
 // inputSchema is the tool's input schema, built once from Input: the SDK's
 // typed AddTool would build and resolve it for every session and validate
@@ -530,7 +530,7 @@ func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
 
 func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if !s.cfg.allowed("request") {
-		return nil, errors.New("raw requests are turned off in acp-lsp's configuration (allow_mutating.request); use the specific actions")
+		return nil, errors.New("raw requests are turned off in acp-lsp's configuration (tool.allow_raw_request); use the specific actions")
 	}
 	if in.Method == "" {
 		return nil, errors.New("request needs method")
