@@ -115,7 +115,11 @@ func (w *Wire) FilesChanged(ctx context.Context, changes []lspext.FileChange) er
 	if err != nil {
 		return fmt.Errorf("files changed: %w", err)
 	}
-	if err := w.Notify(ctx, lspext.FilesChanged, b); err != nil {
+	// The files are written already: upstream must hear of it even when
+	// the tool call that wrote them was cancelled meanwhile, or its
+	// servers keep the old content (Notify waits for the hop on ctx and
+	// would give up at random).
+	if err := w.Notify(context.WithoutCancel(ctx), lspext.FilesChanged, b); err != nil {
 		return fmt.Errorf("files changed: %w", err)
 	}
 	return nil
@@ -137,6 +141,12 @@ func (w *Wire) call(ctx context.Context, method string, params any) (json.RawMes
 	if w.Call == nil {
 		return nil, fmt.Errorf("%s: no upstream call function", method)
 	}
+	if err := ctx.Err(); err != nil {
+		// The asker gave up already (e.g. a cancelled tool call explaining
+		// its failure): the chain would still deliver the request, and
+		// upstream start on it, before it noticed the cancel.
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
@@ -145,7 +155,14 @@ func (w *Wire) call(ctx context.Context, method string, params any) (json.RawMes
 	if err != nil {
 		var pe *proxy.Error
 		if errors.As(err, &pe) {
-			return nil, &answerError{pe: pe, msg: cleanMessage(pe.Message)}
+			msg := cleanMessage(pe.Message)
+			if strings.TrimSpace(msg) == "" {
+				// An error without words (an editor's bare {"code":…}, or
+				// "_lsp/x: " alone) would reach the model as an empty
+				// error: say at least what failed and its code.
+				msg = fmt.Sprintf("%s: upstream error %d without a message", method, pe.Code)
+			}
+			return nil, &answerError{pe: pe, msg: msg}
 		}
 		return nil, fmt.Errorf("%s: %w", method, err)
 	}
