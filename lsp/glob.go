@@ -36,9 +36,9 @@ type fileWatcher struct {
 // (absolute); root is the server's root, against which a plain pattern
 // that matches no absolute path is tried too ("*.go" means the root's Go
 // files to some servers). A folder's deletion goes to every watcher whose
-// base holds it: a folder moved away takes files the pattern matches
-// with it, and the server is the one to know which. A watcher without a
-// pattern (re nil) wants everything.
+// base holds it, or that holds the base: a folder moved away takes files
+// the pattern matches with it, and the server is the one to know which. A
+// watcher without a pattern (re nil) wants everything.
 func (w fileWatcher) wants(path, root string, typ int, dir bool) bool {
 	if w.kind&(1<<(typ-1)) == 0 {
 		return false
@@ -54,7 +54,9 @@ func (w fileWatcher) wants(path, root string, typ int, dir bool) bool {
 		if base == "" {
 			base = root
 		}
-		return edit.Within(base, path) && path != base
+		// A folder holding the base took every file the watcher
+		// watches with it.
+		return edit.Within(base, path) || edit.Within(path, base)
 	}
 	if w.base != "" {
 		if !edit.Within(w.base, path) || path == w.base {
@@ -162,7 +164,7 @@ func parseWatcher(glob json.RawMessage, kind *int) (fileWatcher, error) {
 // segment. A "{" or "[" without its closing bracket is a literal.
 func compileGlob(pattern string) (*regexp.Regexp, error) {
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`) // "**" (".*") spans names with a newline too
 	depth := 0
 	for i := 0; i < len(pattern); {
 		c := pattern[i]
@@ -211,8 +213,10 @@ func compileGlob(pattern string) (*regexp.Regexp, error) {
 				b.WriteString(`^/`)
 				class = class[1:]
 			}
-			for _, r := range class {
-				if r == '\\' || r == '[' || r == ']' || r == '^' {
+			for j, r := range class {
+				// A leading "-" is the character: after the "/" that a
+				// negated class excludes, it would make a range from "/".
+				if r == '\\' || r == '[' || r == ']' || r == '^' || r == '-' && j == 0 {
 					b.WriteByte('\\')
 				}
 				b.WriteRune(r)

@@ -22,6 +22,9 @@ type fileEvent struct {
 	path string
 	typ  int // changeCreated, changeChanged or changeDeleted
 	dir  bool
+	// absent: the path did not exist before its first change coalesced
+	// here, so if it exists after the last one it is new to the server.
+	absent bool
 }
 
 // DefaultMaxWatchedDirs is Options.MaxWatchedDirs's default.
@@ -71,15 +74,25 @@ type eventQueue struct {
 }
 
 func (q *eventQueue) record(path string, typ int, dir bool) {
-	if i, ok := q.index[path]; ok {
-		old := q.events[i].typ
+	q.add(fileEvent{path: path, typ: typ, dir: dir, absent: typ == changeCreated})
+}
+
+// add records e, coalesced with the earlier changes to its path: what the
+// server knew is the state before the first of them, what it must hear
+// the state after the last. A file created, deleted and created again is
+// still created (not changed: a watcher of creations only wants it); one
+// deleted and created again was replaced, so changed.
+func (q *eventQueue) add(e fileEvent) {
+	if i, ok := q.index[e.path]; ok {
+		typ := e.typ
 		switch {
-		case old == changeCreated && typ == changeChanged:
+		case typ == changeDeleted: // gone now, whatever it was
+		case q.events[i].absent:
 			typ = changeCreated // still new to whoever hears of it
-		case old == changeDeleted && typ != changeDeleted:
-			typ = changeChanged // replaced: it existed before, and does now
+		default:
+			typ = changeChanged // it existed before, and does now
 		}
-		q.events[i].typ, q.events[i].dir = typ, dir
+		q.events[i].typ, q.events[i].dir = typ, e.dir
 		return
 	}
 	if len(q.events) >= q.max {
@@ -89,8 +102,8 @@ func (q *eventQueue) record(path string, typ int, dir bool) {
 	if q.index == nil {
 		q.index = map[string]int{}
 	}
-	q.index[path] = len(q.events)
-	q.events = append(q.events, fileEvent{path: path, typ: typ, dir: dir})
+	q.index[e.path] = len(q.events)
+	q.events = append(q.events, e)
 }
 
 func (q *eventQueue) take() ([]fileEvent, bool) {
@@ -240,7 +253,7 @@ func (m *Manager) syncDisk(paths ...string) error {
 	if len(paths) > 0 || len(evs) > 1 {
 		q := eventQueue{max: math.MaxInt}
 		for _, e := range evs {
-			q.record(e.path, e.typ, e.dir)
+			q.add(e)
 		}
 		for _, path := range paths {
 			abs, err := filepath.Abs(path)
@@ -282,7 +295,7 @@ func (m *Manager) syncDisk(paths ...string) error {
 			// first, merged with the new ones.
 			q := eventQueue{max: math.MaxInt}
 			for _, e := range append(back, evs...) {
-				q.record(e.path, e.typ, e.dir)
+				q.add(e)
 			}
 			pevs, _ = q.take()
 			plost = plost || blost
@@ -365,8 +378,9 @@ func (m *Manager) closeWatch() {
 //
 // Every other open document is sent again before its next request once
 // any change concerning the server was told (or, for a file of its
-// languages it does not watch, happened untold), since its diagnostics may
-// depend on the changed files: a server that echoes versions would
+// languages it does not watch, or a folder that may have held some,
+// happened untold), since its diagnostics may depend on the changed
+// files: a server that echoes versions would
 // otherwise seem to have reported on it already. Each change marks the
 // documents sent before it, so of the changed open documents only the
 // last one sent is spared: the server may have checked the others before
@@ -422,6 +436,10 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 		case tell:
 			changes = append(changes, fileChange{URI: edit.URIFromPath(e.path), Type: e.typ})
 		case !open && !e.dir && s.cfg.Serves(e.path):
+			untold = true
+		case e.dir:
+			// A folder moved away comes as one event, none for its
+			// files, which may have been of the server's languages.
 			untold = true
 		}
 	}

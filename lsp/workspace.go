@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,7 +73,10 @@ func (m *Manager) WorkspaceDiagnostics(ctx context.Context, root string, opts Di
 }
 
 // workspacePullIDs returns the identifiers to ask workspace/diagnostic
-// with, or false when the server offers no workspace diagnostics.
+// with, once each, or false when the server offers no workspace
+// diagnostics. An identifier offered twice (statically and registered, or
+// registered twice, as pyright does) is asked once: the second answer,
+// "unchanged" against the first, doubled every error.
 func (p *proc) workspacePullIDs() ([]string, bool) {
 	type opts struct {
 		Identifier           string `json:"identifier"`
@@ -85,7 +89,7 @@ func (p *proc) workspacePullIDs() ([]string, bool) {
 	}
 	for _, r := range p.dynamic("textDocument/diagnostic") {
 		o = opts{}
-		if len(r.RegisterOptions) > 0 && decode(r.RegisterOptions, &o) == nil && o.WorkspaceDiagnostics {
+		if len(r.RegisterOptions) > 0 && decode(r.RegisterOptions, &o) == nil && o.WorkspaceDiagnostics && !slices.Contains(ids, o.Identifier) {
 			ids = append(ids, o.Identifier)
 		}
 	}

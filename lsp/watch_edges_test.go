@@ -1,0 +1,134 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+)
+
+// TestWatcherCoalesceRecreated: a file new since the last drain, deleted
+// and made again before the next, is still new to the server: Created, not
+// Changed, so a watcher that asks for creations only (kind 1) hears of it.
+// A file that existed, deleted and made again, is Changed.
+func TestWatcherCoalesceRecreated(t *testing.T) {
+	for _, c := range []struct {
+		seq  []int
+		want int
+	}{
+		{[]int{changeCreated, changeDeleted, changeCreated}, changeCreated},
+		{[]int{changeCreated, changeDeleted, changeCreated, changeChanged}, changeCreated},
+		{[]int{changeChanged, changeDeleted, changeCreated}, changeChanged},
+		{[]int{changeDeleted, changeCreated, changeDeleted, changeCreated}, changeChanged},
+		{[]int{changeCreated, changeDeleted}, changeDeleted},
+	} {
+		q := eventQueue{max: 10}
+		for _, typ := range c.seq {
+			q.record("x", typ, false)
+		}
+		if evs, _ := q.take(); len(evs) != 1 || evs[0].typ != c.want {
+			t.Errorf("%v: %+v, want type %d", c.seq, evs, c.want)
+		}
+	}
+	// The same through inotify: made, removed and made again between two
+	// drains.
+	root := realWorkspace(t, map[string]string{"a.go": "package a\n"})
+	w, err := newDiskWatcher(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	w.add(root)
+	p := filepath.Join(root, "b.go")
+	mustWrite(t, p, "package a\n")
+	must(t, os.Remove(p))
+	mustWrite(t, p, "package a\n// again\n")
+	evs, _ := w.drain()
+	if got := eventNames(root, evs, false); !slices.Equal(got, []string{"created b.go"}) {
+		t.Fatalf("events %q, want [created b.go]", got)
+	}
+	ws, err := parseWatchers(json.RawMessage(`{"watchers":[{"globPattern":"**/*.go","kind":1}]}`))
+	if err != nil || len(ws) != 1 || !ws[0].wants(evs[0].path, root, evs[0].typ, evs[0].dir) {
+		t.Fatalf("a creations-only watcher (%v) does not want %+v", err, evs[0])
+	}
+}
+
+// TestGlobClassEdges: a negated class whose first character is "-" means
+// that character, not a range from "/"; "**" matches any name, a newline
+// in it too.
+func TestGlobClassEdges(t *testing.T) {
+	for _, c := range []struct {
+		pattern string
+		yes, no []string
+	}{
+		{"x[!-a]", []string{"x5", "xZ", "xb"}, []string{"x-", "xa", "x/"}},
+		{"x[-a]", []string{"x-", "xa"}, []string{"x5", "xb"}},
+		{"**", []string{"a\nb", "d/a\nb"}, nil},
+		{"src/**", []string{"src/a\nb/c"}, []string{"lib/a"}},
+	} {
+		re, err := compileGlob(c.pattern)
+		if err != nil {
+			t.Errorf("%q: %v", c.pattern, err)
+			continue
+		}
+		for _, s := range c.yes {
+			if !re.MatchString(s) {
+				t.Errorf("%q does not match %q (%s)", c.pattern, s, re)
+			}
+		}
+		for _, s := range c.no {
+			if re.MatchString(s) {
+				t.Errorf("%q matches %q (%s)", c.pattern, s, re)
+			}
+		}
+	}
+}
+
+// TestFolderMovedAwayResend: a folder of the server's files moved out of
+// the workspace by the shell comes as one event for the folder, none for
+// its files. A server that registered no watchers is not told, but the
+// open documents that may use those files are sent again before their
+// next request, as for a file of its languages deleted untold, so their
+// diagnostics are recomputed rather than taken from before the move.
+func TestFolderMovedAwayResend(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{}, nil)
+	lib := filepath.Join(e.root, "lib")
+	mustWrite(t, filepath.Join(lib, "b.fk"), "package fake\nfunc B() {}\n")
+	e.wantHover() // started, a.fk open at version 1, lib watched
+	must(t, os.Rename(lib, filepath.Join(t.TempDir(), "lib")))
+	e.wantHover()
+	e.close()
+	got := didTraffic(t, e.messages())
+	want := []string{"didOpen a.fk 1", "didChange a.fk 2"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("traffic %q, want %q", got, want)
+	}
+}
+
+// TestWatcherFolderHoldingBase: a folder deleted or moved away that holds
+// a relative pattern's base took every file the watcher watches with it,
+// so the watcher hears of it; a folder beside the base does not concern
+// it.
+func TestWatcherFolderHoldingBase(t *testing.T) {
+	ws, err := parseWatchers(json.RawMessage(`{"watchers":[{"globPattern":{"baseUri":"file:///ws/crates/foo","pattern":"**/*.rs"}}]}`))
+	if err != nil || len(ws) != 1 {
+		t.Fatalf("%d watchers, err %v", len(ws), err)
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{
+		{"/ws/crates", true},
+		{"/ws/crates/foo", true},
+		{"/ws/crates/foo/src", true},
+		{"/ws/crates/bar", false},
+		{"/ws/crate", false},
+	} {
+		if got := ws[0].wants(filepath.FromSlash(c.path), filepath.FromSlash("/ws"), changeDeleted, true); got != c.want {
+			t.Errorf("folder %s deleted: wanted %v, want %v", c.path, got, c.want)
+		}
+	}
+}
