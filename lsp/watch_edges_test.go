@@ -56,37 +56,6 @@ func TestWatcherCoalesceRecreated(t *testing.T) {
 	}
 }
 
-// TestGlobClassEdges: a negated class whose first character is "-" means
-// that character, not a range from "/"; "**" matches any name, a newline
-// in it too.
-func TestGlobClassEdges(t *testing.T) {
-	for _, c := range []struct {
-		pattern string
-		yes, no []string
-	}{
-		{"x[!-a]", []string{"x5", "xZ", "xb"}, []string{"x-", "xa", "x/"}},
-		{"x[-a]", []string{"x-", "xa"}, []string{"x5", "xb"}},
-		{"**", []string{"a\nb", "d/a\nb"}, nil},
-		{"src/**", []string{"src/a\nb/c"}, []string{"lib/a"}},
-	} {
-		re, err := compileGlob(c.pattern)
-		if err != nil {
-			t.Errorf("%q: %v", c.pattern, err)
-			continue
-		}
-		for _, s := range c.yes {
-			if !re.MatchString(s) {
-				t.Errorf("%q does not match %q (%s)", c.pattern, s, re)
-			}
-		}
-		for _, s := range c.no {
-			if re.MatchString(s) {
-				t.Errorf("%q matches %q (%s)", c.pattern, s, re)
-			}
-		}
-	}
-}
-
 // TestFolderMovedAwayResend: a folder of the server's files moved out of
 // the workspace by the shell comes as one event for the folder, none for
 // its files. A server that registered no watchers is not told, but the

@@ -280,6 +280,12 @@ func TestGlob(t *testing.T) {
 		{"a.b+c(d)", []string{"a.b+c(d)"}, []string{"aXb+c(d)"}},
 		{"**/", []string{"a/"}, nil},
 		{"日本/*.go", []string{"日本/a.go"}, []string{"日/a.go"}},
+		// A class's leading '-' is that character, not a range from "/";
+		// "**" matches any name, a newline in it too.
+		{"x[!-a]", []string{"x5", "xZ", "xb"}, []string{"x-", "xa", "x/"}},
+		{"x[-a]", []string{"x-", "xa"}, []string{"x5", "xb"}},
+		{"**", []string{"a\nb", "d/a\nb"}, nil},
+		{"src/**", []string{"src/a\nb/c"}, []string{"lib/a"}},
 	} {
 		re, err := compileGlob(c.pattern)
 		if err != nil {

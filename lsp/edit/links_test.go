@@ -190,6 +190,7 @@ func TestPreviewShowsDeletionBeforeRename(t *testing.T) {
 		})
 	}
 }
+
 // TestApplyRefusesThroughLinkOutOfRoot: a symlinked folder is followed
 // (TestApplySymbolicLinkEntries), but never out of the root: creating,
 // renaming into or out of, or editing below a link to an outside folder is
