@@ -251,15 +251,16 @@ type Message struct {
 	lent *LineReader
 
 	sent   atomic.Bool          // passed on by the handler now holding it
+	credit atomic.Pointer[gate] // flow-control credit, released once delivered
+	charge *gate                // a lent message's gate, charged by own (see Chain.read)
+	ctl    *control             // chain control message (never on the wire)
+
 	// req is the chain's number for a request as it was delivered to the
 	// component now holding it, kept by the With* copies: sending a
 	// request with this number on is passing that request on, while a
 	// request the component made itself (number 0) is its own, whatever
 	// its id (see node.register).
 	req uint64
-	credit atomic.Pointer[gate] // flow-control credit, released once delivered
-	charge *gate                // a lent message's gate, charged by own (see Chain.read)
-	ctl    *control             // chain control message (never on the wire)
 }
 
 // own makes m independent of the read buffer it was lent from (see
