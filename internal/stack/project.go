@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // sessionKeys are the options one session can have of its own: they
@@ -124,15 +125,14 @@ func listOrNone(keys []string) string {
 }
 
 // within reports whether dir is base or below it, after resolving
-// symlinks.
+// symlinks (lexically when either cannot be resolved).
 func within(base, dir string) bool {
 	rb, errB := filepath.EvalSymlinks(base)
 	rd, errD := filepath.EvalSymlinks(dir)
 	if errB != nil || errD != nil {
-		rb, rd = filepath.Clean(base), filepath.Clean(dir)
+		rb, rd = base, dir
 	}
-	rel, err := filepath.Rel(rb, rd)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return edit.Within(rb, rd)
 }
 
 // sameDir compares two folders after resolving symlinks.
