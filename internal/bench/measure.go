@@ -2,12 +2,13 @@ package bench
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/forwardbench"
 )
 
 // Sample is one measured answer.
@@ -29,29 +30,12 @@ type Cell struct {
 
 // Median returns the median time of the samples (0 without any): the
 // middle one, or the mean of the two middle ones of an even number.
-func (c *Cell) Median() time.Duration { return medianOf(c.sorted()) }
-
-// medianOf returns the median of sorted times (0 without any): the middle
-// one, or the mean of the two middle ones of an even number.
-func medianOf(ds []time.Duration) time.Duration {
-	n := len(ds)
-	if n == 0 {
-		return 0
-	}
-	return (ds[(n-1)/2] + ds[n/2]) / 2
-}
+func (c *Cell) Median() time.Duration { return forwardbench.Median(c.sorted()) }
 
 // Quantile returns the q-quantile (nearest rank: the smallest sample with
 // at least q of the samples at or below it) of the sample times.
 func (c *Cell) Quantile(q float64) time.Duration {
-	ds := c.sorted()
-	if len(ds) == 0 {
-		return 0
-	}
-	// The epsilon keeps q*n that is an integer in exact arithmetic (0.99 ×
-	// 200) from rounding up a rank.
-	i := int(math.Ceil(q*float64(len(ds))-1e-9)) - 1
-	return ds[min(max(i, 0), len(ds)-1)]
+	return forwardbench.NearestRank(c.sorted(), q)
 }
 
 // sorted returns the sample times in ascending order.

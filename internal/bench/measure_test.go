@@ -49,23 +49,3 @@ func TestCellQuantileEvenAndNearestRank(t *testing.T) {
 		}
 	}
 }
-
-// TestMedianOfEven: BenchmarkPaired's medians (reportMedians, 100 paired
-// calls) are the mean of the two middle calls, as the table's.
-func TestMedianOfEven(t *testing.T) {
-	ms := time.Millisecond
-	for _, tc := range []struct {
-		ds   []time.Duration
-		want time.Duration
-	}{
-		{nil, 0},
-		{[]time.Duration{ms}, ms},
-		{[]time.Duration{ms, 3 * ms}, 2 * ms},
-		{[]time.Duration{ms, 2 * ms, 4 * ms, 9 * ms}, 3 * ms},
-		{[]time.Duration{ms, 2 * ms, 9 * ms}, 2 * ms},
-	} {
-		if got := medianOf(tc.ds); got != tc.want {
-			t.Errorf("medianOf(%v) = %v, want %v", tc.ds, got, tc.want)
-		}
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/forwardbench"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 )
 
@@ -142,7 +143,7 @@ func reportMedians(b *testing.B, names []string, ds [][]time.Duration) {
 	first := 0.0
 	for i, d := range ds {
 		slices.Sort(d)
-		med := float64(medianOf(d).Microseconds()) / 1000
+		med := float64(forwardbench.Median(d).Microseconds()) / 1000
 		if i == 0 {
 			first = med
 		}

@@ -344,18 +344,27 @@ func roundTrips(ctx context.Context, opts Options, m Mode, r *Result) error {
 		}
 	}
 	slices.Sort(lat)
-	r.P50 = percentile(lat, 0.5)
-	r.P99 = percentile(lat, 0.99)
+	r.P50 = Median(lat)
+	r.P99 = NearestRank(lat, 0.99)
 	return s.stop()
 }
 
-// percentile returns the q-quantile of sorted latencies: the nearest rank
-// (the smallest latency with at least q of them at or below it), and for
-// the median of an even count the mean of the two middle ones.
-func percentile(sorted []time.Duration, q float64) time.Duration {
+// Median returns the median of sorted durations (0 without any): the
+// middle one, or the mean of the two middle ones of an even number.
+func Median(sorted []time.Duration) time.Duration {
 	n := len(sorted)
-	if q == 0.5 {
-		return (sorted[(n-1)/2] + sorted[n/2]) / 2
+	if n == 0 {
+		return 0
+	}
+	return (sorted[(n-1)/2] + sorted[n/2]) / 2
+}
+
+// NearestRank returns the q-quantile of sorted durations by nearest rank:
+// the smallest one with at least q of them at or below it (0 without any).
+func NearestRank(sorted []time.Duration, q float64) time.Duration {
+	n := len(sorted)
+	if n == 0 {
+		return 0
 	}
 	// The epsilon keeps q*n that is an integer in exact arithmetic (0.99
 	// × 20000) from rounding up a rank.

@@ -30,8 +30,12 @@ func TestPercentile(t *testing.T) {
 		{20000, 0.5, 10000*us + 500},
 		{101, 0.5, 51 * us},
 	} {
-		if got := percentile(lat(tc.n), tc.q); got != tc.want {
-			t.Errorf("percentile(1..%d µs, %v) = %v, want %v", tc.n, tc.q, got, tc.want)
+		got := NearestRank(lat(tc.n), tc.q)
+		if tc.q == 0.5 {
+			got = Median(lat(tc.n))
+		}
+		if got != tc.want {
+			t.Errorf("quantile %v of 1..%d µs = %v, want %v", tc.q, tc.n, got, tc.want)
 		}
 	}
 }
@@ -43,5 +47,28 @@ func TestMedianOfRunsEven(t *testing.T) {
 	m := median(rs)
 	if m.P50 != 200 || m.MsgsPerSec != 2000 || m.Runs != 2 {
 		t.Errorf("median of two runs: p50 %v, %v msg/s, %d runs; want 200ns, 2000, 2", m.P50, m.MsgsPerSec, m.Runs)
+	}
+}
+
+// TestMedianEven: BenchmarkPaired's and the table's medians are the mean
+// of the two middle samples of an even count.
+func TestMedianEven(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		ds   []time.Duration
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]time.Duration{ms}, ms},
+		{[]time.Duration{ms, 3 * ms}, 2 * ms},
+		{[]time.Duration{ms, 2 * ms, 4 * ms, 9 * ms}, 3 * ms},
+		{[]time.Duration{ms, 2 * ms, 9 * ms}, 2 * ms},
+	} {
+		if got := Median(tc.ds); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.ds, got, tc.want)
+		}
+	}
+	if got := NearestRank(nil, 0.99); got != 0 {
+		t.Errorf("NearestRank(nil) = %v, want 0", got)
 	}
 }
