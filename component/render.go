@@ -448,10 +448,7 @@ func (s *Session) clip(text string) string {
 	// The note takes up to 80 characters; a budget smaller than that
 	// (possible through the Go API only: the configuration file's floor is
 	// 256) leaves the note alone.
-	cut := max(s.cfg.Budget-80, 0)
-	for cut > 0 && (text[cut]&0xC0) == 0x80 {
-		cut--
-	}
+	cut := runeBoundary(text, max(s.cfg.Budget-80, 0))
 	return text[:cut] + fmt.Sprintf("\nnote: cut at %d of %d characters to fit the output budget\n", cut, len(text))
 }
 

@@ -603,10 +603,16 @@ func headOf(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	return s[:runeBoundary(s, n)] + "…"
+}
+
+// runeBoundary returns the largest i ≤ n (n < len(s)) at which s can be cut
+// without splitting a character.
+func runeBoundary(s string, n int) int {
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "…"
+	return n
 }
 
 // rawParams accepts params as JSON or as a string holding JSON (clients
