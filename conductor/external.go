@@ -225,13 +225,11 @@ func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Messag
 // kept, as for a request sent unchanged.
 func (x *External) plainRequest(m *proxy.Message, wire json.RawMessage) (*proxy.Message, error) {
 	if m.Method == "initialize" {
-		raw, err := proxy.SetPath(m.Raw, json.RawMessage(strconv.Quote(x.family.Initialize())), "method")
+		nm, err := m.WithMethod(x.family.Initialize())
 		if err != nil {
 			return nil, fmt.Errorf("rename initialize: %w", err)
 		}
-		if m, err = proxy.Parse(raw); err != nil {
-			return nil, fmt.Errorf("rename initialize: %w", err)
-		}
+		m = nm
 	}
 	if string(wire) != string(m.ID) {
 		nm, err := m.WithID(wire)

@@ -321,6 +321,12 @@ func (m *Message) WithResult(result json.RawMessage) (*Message, error) {
 	return m.withField("result", result)
 }
 
+// WithMethod returns a copy of the request or notification m with its
+// method replaced.
+func (m *Message) WithMethod(method string) (*Message, error) {
+	return m.withField("method", appendJSONString(nil, method))
+}
+
 // WithID returns a copy of m with its id replaced.
 func (m *Message) WithID(id json.RawMessage) (*Message, error) {
 	return m.withField("id", id)

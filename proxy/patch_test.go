@@ -145,6 +145,13 @@ func TestMessageWith(t *testing.T) {
 	if v, ok := GetPath(n.Raw, "params", "mcpServers"); !ok || string(v) != `[{"name":"lsp"}]` {
 		t.Fatalf("GetPath: %s %v", v, ok)
 	}
+	r, err := n.WithMethod("_proxy/initialize")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"jsonrpc":"2.0","id":7,"method":"_proxy/initialize","params":{"cwd":"/w","mcpServers":[{"name":"lsp"}]}}`; string(r.Raw) != want || r.Method != "_proxy/initialize" || r.Kind != KindRequest {
+		t.Fatalf("WithMethod: %s (%q, %v)", r.Raw, r.Method, r.Kind)
+	}
 }
 
 // FuzzSetPath checks that SetPath changes exactly the one field: decoding
