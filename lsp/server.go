@@ -545,10 +545,15 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 	for attempt := 0; ; attempt++ {
 		mark := p.mark()
 		raw, err := p.call(ctx, method, params)
-		if err == nil {
+		var re *ResponseError
+		if err == nil || errors.As(err, &re) {
+			// An answer, a result or an error, shows the server alive and
+			// reading: it breaks a row of timeouts.
 			p.mu.Lock()
 			p.timeouts = 0
 			p.mu.Unlock()
+		}
+		if err == nil {
 			if isEmptyResult(raw) && method != "shutdown" {
 				if again, err := s.afterEmpty(ctx, p, method, mark, &reasks); again || err != nil {
 					if err != nil {
@@ -558,14 +563,6 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 				}
 			}
 			return raw, nil
-		}
-		var re *ResponseError
-		if errors.As(err, &re) {
-			// An error answer is an answer: the server is alive and
-			// reading, so it breaks a row of timeouts as a result does.
-			p.mu.Lock()
-			p.timeouts = 0
-			p.mu.Unlock()
 		}
 		if re != nil && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
 			t := time.NewTimer(backoff)
