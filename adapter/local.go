@@ -279,7 +279,7 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 // reachable reports whether a workspace-wide request can reach a server
 // through path: a file on disk under one of roots.
 func reachable(path string, roots []string) bool {
-	if !slices.ContainsFunc(roots, func(r string) bool { return within(r, path) }) {
+	if !slices.ContainsFunc(roots, func(r string) bool { return edit.Within(r, path) }) {
 		return false
 	}
 	fi, err := os.Stat(path)
@@ -398,11 +398,6 @@ func walkFiles(root string, limit int, f func(path string) bool) {
 	})
 }
 
-func within(root, path string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
 // localDiagnosticReport answers `_lsp/diagnosticReport` from local
 // servers. No uris means every file known to have diagnostics.
 func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.DiagnosticReportParams) (*lspext.DiagnosticReportResult, error) {
@@ -511,7 +506,7 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []miss
 		return true
 	}
 	for _, uri := range a.knownURIs() {
-		if path, err := edit.PathFromURI(uri); err == nil && slices.ContainsFunc(roots, func(r string) bool { return within(r, path) }) {
+		if path, err := edit.PathFromURI(uri); err == nil && slices.ContainsFunc(roots, func(r string) bool { return edit.Within(r, path) }) {
 			add(uri)
 		}
 	}
@@ -589,7 +584,7 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 	for _, c := range lsp.ServersFor(cfgs, path) {
 		found := false
 		for _, st := range statuses {
-			if st.Name == c.Name && within(st.Root, path) {
+			if st.Name == c.Name && edit.Within(st.Root, path) {
 				out = append(out, serverInfo(st, c, watchNote))
 				found = true
 			}
