@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/agentwrite"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -94,9 +95,9 @@ type Adapter struct {
 	spelling string
 	// lacks are editor methods that answered -32601 in both spellings.
 	lacks map[string]bool
-	// writes are fs/write_text_file requests passed up, by raw id, with
-	// the path written.
-	writes map[string]string
+	// writes are the agent's writes through the editor awaiting its
+	// answer; its own lock.
+	writes agentwrite.Tracker
 	// known are files with diagnostics published (editor or local), for
 	// workspace-wide diagnostic reports.
 	known map[string]bool
@@ -140,7 +141,7 @@ func New(cfg Config) (*Adapter, error) {
 	life, stop := context.WithCancel(context.Background())
 	return &Adapter{
 		cfg: cfg, log: cfg.Logger, mgr: mgr, life: life, stop: stop, roots: slices.Clone(cfg.LSP.Roots),
-		agentNotes: map[string]bool{}, lacks: map[string]bool{}, writes: map[string]string{},
+		agentNotes: map[string]bool{}, lacks: map[string]bool{},
 		known: map[string]bool{}, samples: map[string]string{}, walked: map[string][]string{},
 	}, nil
 }
@@ -286,7 +287,7 @@ func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messa
 		hop.ToAgent(m)
 	case m.Kind == proxy.KindNotification && (lspext.Is(m.Method, lspext.PublishDiagnostics) || lspext.Is(m.Method, lspext.DidSave)):
 		hop.ToAgent(a.editorNotification(m))
-	case m.Kind == proxy.KindResponse && m.Method == "fs/write_text_file":
+	case m.Kind == proxy.KindResponse && m.Method == agentwrite.Method:
 		a.written(m)
 		hop.ToAgent(m)
 	default:
@@ -319,11 +320,8 @@ func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 
 // written tells local servers about a file the editor confirmed writing.
 func (a *Adapter) written(m *proxy.Message) {
-	a.mu.Lock()
-	path, ok := a.writes[string(m.ID)]
-	delete(a.writes, string(m.ID))
-	a.mu.Unlock()
-	if !ok || m.Error() != nil {
+	path, ok := a.writes.Answered(m)
+	if !ok || !filepath.IsAbs(path) {
 		return
 	}
 	a.resync(func(ctx context.Context) {
@@ -347,21 +345,8 @@ func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		// and the goroutine answering it replies -32800.
 	case m.Kind == proxy.KindResponse && m.Method == "initialize":
 		hop.ToClient(a.initializeUp(hop, m))
-	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
-		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {
-			var p string
-			if json.Unmarshal(raw, &p) == nil && filepath.IsAbs(p) {
-				a.mu.Lock()
-				if len(a.writes) >= 10000 {
-					// An editor that never answers writes must not grow
-					// this without bound; those files resync on the
-					// next request anyway (the Manager checks content).
-					clear(a.writes)
-				}
-				a.writes[string(m.ID)] = p
-				a.mu.Unlock()
-			}
-		}
+	case m.Kind == proxy.KindRequest && m.Method == agentwrite.Method:
+		a.writes.Requested(m)
 		hop.ToClient(m)
 	default:
 		hop.ToClient(m)

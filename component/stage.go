@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/acp-lsp/acp-lsp/internal/agentwrite"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -26,10 +27,10 @@ type Stage struct {
 	// pending are session setup requests passed on, by raw id, awaiting
 	// the agent's answer (session/new's carries the session id).
 	pending map[string]pendingSetup
-	// writes are the agent's fs/write_text_file requests passed up, by
-	// raw id, with their path: a file counts as written once the editor
-	// answers without an error.
-	writes map[string]string
+	// writes are the agent's writes through the editor awaiting its
+	// answer: a file counts as written once the editor answers without
+	// an error. Its own lock.
+	writes agentwrite.Tracker
 	// replaced are, by ACP session id, the sessions whose id a later
 	// load or resume of it took over: the agent may still be connected
 	// to them, so they end with the id's session/close.
@@ -52,7 +53,7 @@ var (
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
-	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}, writes: map[string]string{}, replaced: map[string][]*Session{}}
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}, replaced: map[string][]*Session{}}
 	wire := &Wire{
 		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			hop, err := st.waitHop(ctx)
@@ -191,12 +192,8 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			}
 		}
 		hop.ToAgent(m)
-	case m.Kind == proxy.KindResponse && m.Method == "fs/write_text_file":
-		st.mu.Lock()
-		p, ok := st.writes[string(m.ID)]
-		delete(st.writes, string(m.ID))
-		st.mu.Unlock()
-		if ok && len(m.Error()) == 0 {
+	case m.Kind == proxy.KindResponse && m.Method == agentwrite.Method:
+		if p, ok := st.writes.Answered(m); ok {
 			st.c.MarkWritten(p)
 		}
 		hop.ToAgent(m)
@@ -260,22 +257,9 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 			}
 			st.c.Bind(p.s, id)
 		}
-	case m.Kind == proxy.KindRequest && m.Method == "fs/write_text_file":
-		if raw, ok := proxy.GetPath(m.Params(), "path"); ok {
-			var p string
-			if json.Unmarshal(raw, &p) == nil {
-				// Marked when the editor confirms it: a refused write
-				// changed nothing.
-				st.mu.Lock()
-				if len(st.writes) >= 10000 {
-					// An editor that never answers writes must not grow
-					// this without bound.
-					clear(st.writes)
-				}
-				st.writes[string(m.ID)] = p
-				st.mu.Unlock()
-			}
-		}
+	case m.Kind == proxy.KindRequest && m.Method == agentwrite.Method:
+		// Marked when the editor confirms it (see FromClient).
+		st.writes.Requested(m)
 	}
 	hop.ToClient(m)
 }
