@@ -1,14 +1,20 @@
 package component
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +26,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -270,6 +277,10 @@ func breakdown(b *testing.B, action string) {
 			return err
 		}
 	}
+	if action == "layers" {
+		layers(b, a, st, s, main, pos, symbol, cs, args)
+		return
+	}
 	// Both paths in one run, so both see the same machine: the SDK's
 	// handler (fast path off), then the HTTP fast path.
 	for _, path := range []string{"sdk", "fast"} {
@@ -344,4 +355,176 @@ func breakdown(b *testing.B, action string) {
 			b.Logf("%-40s median %8s p90 %8s mean %8s", "direct (lsp.Manager)", med, p90, mean)
 		})
 	}
+}
+
+// BenchmarkHoverLayers asks the same warm hover through each layer of the
+// tool's path in turn, one call each per iteration, all on the same gopls
+// (so every mode finds it in the same state: a gopls asked more often
+// than another answers faster, its threads still awake):
+//
+//   - manager: lsp.Manager, as the adapter asks (within a few per cent of
+//     the bench's bare client, BenchmarkManagerVsBare);
+//   - rawrelay-manager: a relay calling the Manager that reads and writes
+//     HTTP/1.1 itself on one loopback connection, posted to by a client
+//     that does the same: the least a tool over HTTP can add;
+//   - relay-manager: the same relay on net/http (server and client);
+//   - relay-backend: that relay calling the component's Backend, the hop
+//     through the chain to the adapter;
+//   - tool-raw: the tool over HTTP (the fast path) with a plain net/http
+//     client;
+//   - tool-gosdk: the tool with the MCP go-sdk client.
+//
+// Reported: medians (-us) and ratios to the Manager (-x). BREAKDOWN_WS
+// and BREAKDOWN_GOMODCACHE pick the bench's workspace as in
+// BenchmarkHoverBreakdown.
+//
+//	BREAKDOWN_WS=... BREAKDOWN_GOMODCACHE=... go test -run X -bench HoverLayers -benchtime 500x ./component
+func BenchmarkHoverLayers(b *testing.B) { breakdown(b, "layers") }
+
+func layers(b *testing.B, a *adapter.Adapter, st *Stage, s *Session, main string, pos lsp.Position, symbol string, cs *mcp.ClientSession, args *mcp.CallToolParams) {
+	ctx := context.Background()
+	uri := edit.URIFromPath(main)
+	hoverParams, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": pos.Line, "character": pos.Character}})
+	// The relays write gopls's answer back, as a tool writes one.
+	relay := func(f func(context.Context) (json.RawMessage, error)) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			res, err := f(r.Context())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(res)
+		}))
+	}
+	manager := func(ctx context.Context) (json.RawMessage, error) { return a.Manager().Hover(ctx, main, pos) }
+	backend := func(ctx context.Context) (json.RawMessage, error) {
+		return st.c.backend.Request(ctx, uri, "textDocument/hover", hoverParams)
+	}
+	srvM, srvB := relay(manager), relay(backend)
+	defer srvM.Close()
+	defer srvB.Close()
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer hc.CloseIdleConnections()
+	post := func(url string) func() error {
+		return func() error {
+			resp, err := hc.Post(url, "application/json", strings.NewReader("{}"))
+			if err != nil {
+				return err
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return nil
+		}
+	}
+	rc := dialRaw(b, st.c, s)
+	argJSON, _ := json.Marshal(args.Arguments)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":` + string(argJSON) + `}}`
+	// The least HTTP: a relay that reads and writes HTTP/1.1 itself on one
+	// loopback connection, posted to by a client that does the same.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		br := bufio.NewReader(conn)
+		for {
+			if _, err := readHTTP(br); err != nil {
+				return
+			}
+			res, err := manager(ctx)
+			if err != nil {
+				return
+			}
+			fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(res), res)
+		}
+	}()
+	rawConn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rawConn.Close()
+	rawBr := bufio.NewReader(rawConn)
+	names := []string{"manager", "rawrelay-manager", "relay-manager", "relay-backend", "tool-raw", "tool-gosdk"}
+	calls := []func() error{
+		func() error { _, err := manager(ctx); return err },
+		func() error {
+			if _, err := io.WriteString(rawConn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"); err != nil {
+				return err
+			}
+			_, err := readHTTP(rawBr)
+			return err
+		},
+		post(srvM.URL),
+		post(srvB.URL),
+		func() error {
+			if r := rc.post(b, body, nil); r.status != http.StatusOK || !strings.Contains(string(r.body), symbol) {
+				return fmt.Errorf("tool: %d %s", r.status, r.body)
+			}
+			return nil
+		},
+		func() error {
+			res, err := cs.CallTool(ctx, args)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error")
+			}
+			return err
+		},
+	}
+	ds := make([][]time.Duration, len(calls))
+	for b.Loop() {
+		for i, call := range calls {
+			t0 := time.Now()
+			if err := call(); err != nil {
+				b.Fatalf("%s: %v", names[i], err)
+			}
+			ds[i] = append(ds[i], time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	var first time.Duration
+	for i, d := range ds {
+		slices.Sort(d)
+		med := d[len(d)/2]
+		if i == 0 {
+			first = med
+		}
+		b.ReportMetric(float64(med.Microseconds()), names[i]+"-us")
+		if i > 0 {
+			b.ReportMetric(float64(med)/float64(first), names[i]+"-x")
+		}
+	}
+}
+
+// readHTTP reads one HTTP/1.1 message with a Content-Length body.
+func readHTTP(br *bufio.Reader) ([]byte, error) {
+	n := -1
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(k, "Content-Length") {
+			if n, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if n < 0 {
+		return nil, errors.New("no Content-Length")
+	}
+	body := make([]byte, n)
+	_, err := io.ReadFull(br, body)
+	return body, err
 }
