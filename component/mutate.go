@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -142,6 +143,13 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 	if _, err := os.Stat(oldPath); err != nil {
 		return nil, fmt.Errorf("rename_file: %w", err)
 	}
+	if link, ok, err := s.linkEntry(in.File); err != nil {
+		return nil, err
+	} else if ok {
+		// A link is moved as mv moves it: the link, not its target (which
+		// resolve checked is inside the workspace, as everything is).
+		oldPath = link
+	}
 	newPath, err := s.resolve(in.NewName)
 	if err != nil {
 		return nil, err
@@ -171,6 +179,26 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 		return nil
 	}
 	return s.applyEdit(ctx, "rename_file", title, we, in.Apply, after, "")
+}
+
+// linkEntry returns the path of file itself, its folder resolved, when
+// file names a symbolic link (ok false otherwise). resolve answers where a
+// link leads, which is what reading a file needs; moving one must not move
+// what it leads to.
+func (s *Session) linkEntry(file string) (string, bool, error) {
+	p := file
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.Root, p)
+	}
+	p = filepath.Clean(p)
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return "", false, nil
+	}
+	dir, err := s.resolve(filepath.Dir(p))
+	if err != nil {
+		return "", false, err
+	}
+	return filepath.Join(dir, filepath.Base(p)), true, nil
 }
 
 // withRename returns the server's WorkspaceEdit (raw, may be null) as
