@@ -263,7 +263,8 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 	}()
 }
 
-// sessionMethods carry a cwd that becomes a workspace root.
+// sessionMethods carry a cwd, and maybe additionalDirectories, that become
+// workspace roots.
 var sessionMethods = map[string]bool{"session/new": true, "session/load": true, "session/resume": true, "session/fork": true}
 
 // Passes implements proxy.Passer: of the notifications, the adapter looks
@@ -295,27 +296,44 @@ func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messa
 	}
 }
 
-// addRoot adds the cwd of a session setup request as a workspace root. The
-// message is only read, never changed.
+// addRoot adds the cwd of a session setup request as a workspace root,
+// and its additionalDirectories (ACP's further roots of the session), as
+// the session's files may be in any of them. The message is only read,
+// never changed.
 func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
-	raw, ok := proxy.GetPath(m.Params(), "cwd")
-	if !ok {
-		return
+	var dirs []string
+	if raw, ok := proxy.GetPath(m.Params(), "cwd"); ok {
+		var cwd string
+		if err := json.Unmarshal(raw, &cwd); err != nil || cwd == "" || !filepath.IsAbs(cwd) {
+			hop.Logger().Warn("session cwd is not an absolute path; not a workspace root", "method", m.Method, "cwd", string(raw))
+		} else {
+			dirs = append(dirs, cwd)
+		}
 	}
-	var cwd string
-	if err := json.Unmarshal(raw, &cwd); err != nil || cwd == "" || !filepath.IsAbs(cwd) {
-		hop.Logger().Warn("session cwd is not an absolute path; not a workspace root", "method", m.Method, "cwd", string(raw))
-		return
+	if raw, ok := proxy.GetPath(m.Params(), "additionalDirectories"); ok {
+		var extra []string
+		if err := json.Unmarshal(raw, &extra); err != nil {
+			hop.Logger().Warn("session additionalDirectories is not a list of paths; no root added from it", "method", m.Method, "err", err)
+		}
+		for _, dir := range extra {
+			if dir == "" || !filepath.IsAbs(dir) {
+				hop.Logger().Warn("additional directory is not an absolute path; not a workspace root", "method", m.Method, "dir", dir)
+				continue
+			}
+			dirs = append(dirs, dir)
+		}
 	}
-	if err := a.mgr.AddRoot(cwd); err != nil {
-		hop.Logger().Warn("workspace root not added", "cwd", cwd, "err", err)
-		return
+	for _, dir := range dirs {
+		if err := a.mgr.AddRoot(dir); err != nil {
+			hop.Logger().Warn("workspace root not added", "dir", dir, "err", err)
+			continue
+		}
+		a.mu.Lock()
+		if !slices.Contains(a.roots, dir) {
+			a.roots = append(a.roots, dir)
+		}
+		a.mu.Unlock()
 	}
-	a.mu.Lock()
-	if !slices.Contains(a.roots, cwd) {
-		a.roots = append(a.roots, cwd)
-	}
-	a.mu.Unlock()
 }
 
 // written tells local servers about a file the editor confirmed writing.

@@ -274,3 +274,47 @@ func TestSessionRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionAdditionalRoots: a session's additionalDirectories become
+// workspace roots as its cwd does; relative or empty entries, and a value
+// that is not a list, add nothing; the request reaches the agent byte for
+// byte.
+func TestSessionAdditionalRoots(t *testing.T) {
+	tc := startChain(t, Config{}, false)
+	tc.initialize(t, "", "")
+	dir := func() string {
+		d, err := filepath.EvalSymlinks(t.TempDir())
+		must(t, err)
+		return d
+	}
+	cwd, extraA, extraB, notAList := dir(), dir(), dir(), dir()
+	tests := []struct {
+		method, extra string
+		roots, others []string
+	}{
+		{"session/new", fmt.Sprintf(`[%q,"relative/dir","",%q]`, extraA, extraB), []string{cwd, extraA, extraB}, nil},
+		{"session/load", fmt.Sprintf(`{"dir":%q}`, notAList), nil, []string{notAList}},
+	}
+	for i, tt := range tests {
+		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"additionalDirectories":%s,"sessionId":"S","mcpServers":[]}}`, 10+i, tt.method, cwd, tt.extra)
+		tc.editor.send(t, "%s", line)
+		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
+			t.Errorf("agent got %s, want %s", m.Raw, line)
+		}
+		check := func(dir string, want bool) {
+			probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
+			m := tc.call(t, 100+i, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
+			inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
+			outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
+			if inside != want || outside == want {
+				t.Errorf("%s: %s root %v: %s", tt.method, dir, want, m.Raw)
+			}
+		}
+		for _, d := range tt.roots {
+			check(d, true)
+		}
+		for _, d := range tt.others {
+			check(d, false)
+		}
+	}
+}
