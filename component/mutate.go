@@ -252,7 +252,7 @@ func (s *Session) format(ctx context.Context, in Input) (*answer, error) {
 		return nil, err
 	}
 	uri := edit.URIFromPath(path)
-	opts := map[string]any{"tabSize": 4, "insertSpaces": true}
+	opts := s.formattingOptions(path)
 	var raw json.RawMessage
 	if in.Line > 0 {
 		if in.Column == 0 && in.Symbol == "" {
