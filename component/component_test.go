@@ -610,7 +610,7 @@ func TestRenderLevels(t *testing.T) {
 		{len(noCtx) - 1, []string{"pkg0/file.go: 9", "pkg2/file.go: 8", "note: only counts per file", "offset=25"}, []string{":1:2"}},
 		{len(counts) - 1, []string{"note: 25 results in 3 files do not fit", "offset=25"}, []string{"pkg0/file.go"}},
 	} {
-		got := render(l, tc.budget)
+		got, _ := render(l, tc.budget, 0)
 		if len(got) > tc.budget && !strings.Contains(got, "do not fit") {
 			t.Errorf("budget %d: %d chars", tc.budget, len(got))
 		}

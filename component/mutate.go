@@ -43,7 +43,7 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 	}
 	if !apply {
 		text := fmt.Sprintf("%s (preview, nothing written; call again with apply=true to write it)\n%s\n%s", title, pre.Summary(s.Root), pre.Diff())
-		return &answer{text: s.clip(text), data: change{Files: pre.Files}}, nil
+		return s.textAnswer(text, change{Files: pre.Files}, "text", map[string]any{"applied": false}), nil
 	}
 	if ask := s.c.cfg.AskPermission; ask != nil {
 		// The summary as well as the diffs: a move, a folder deleted or a
@@ -95,7 +95,7 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 	for _, w := range warnings {
 		text += "\nwarning: " + w
 	}
-	return &answer{text: s.clip(text), data: change{Applied: true, Files: res.Files, Warnings: warnings}}, nil
+	return s.textAnswer(text, change{Applied: true, Files: res.Files, Warnings: warnings}, "text", map[string]any{"applied": true}), nil
 }
 
 func hasChange(cs []lspext.FileChange, uri string) bool {
@@ -353,33 +353,7 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 		actions = append(actions, ca)
 	}
 	if !in.Apply {
-		var b strings.Builder
-		fmt.Fprintf(&b, "code actions at %s: %d\n", s.newRenderer().loc(t.uri, r.Start), len(actions))
-		for i, a := range actions {
-			fmt.Fprintf(&b, "%d. %s", i+1, a.Title)
-			if a.Kind != "" {
-				b.WriteString(" [" + a.Kind + "]")
-			}
-			if a.IsPreferred {
-				b.WriteString(" (preferred)")
-			}
-			if a.Disabled != nil {
-				b.WriteString(" (disabled: " + a.Disabled.Reason + ")")
-			}
-			b.WriteByte('\n')
-		}
-		if len(actions) > 0 {
-			b.WriteString("note: apply one with apply=true and index=N (same file, line and kind)\n")
-		}
-		type listed struct {
-			Title string `json:"title"`
-			Kind  string `json:"kind,omitempty"`
-		}
-		data := make([]listed, 0, len(actions))
-		for _, a := range actions {
-			data = append(data, listed{a.Title, a.Kind})
-		}
-		return &answer{text: s.clip(b.String()), data: map[string]any{"actions": data}}, nil
+		return s.listActions(s.newRenderer().loc(t.uri, r.Start), actions, in), nil
 	}
 	if in.ActionIndex < 1 || in.ActionIndex > len(actions) {
 		return nil, fmt.Errorf("code_actions apply: index must be 1..%d (list them without apply first)", len(actions))
@@ -438,6 +412,121 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 		then = "the language server runs the command " + string(a.Command)
 	}
 	return s.applyEdit(ctx, "code_actions", title, we, true, runCommand, then)
+}
+
+// listedAction is a code action as a code_actions list shows it, with
+// the index apply takes.
+type listedAction struct {
+	Index int    `json:"index"`
+	Title string `json:"title"`
+	Kind  string `json:"kind,omitempty"`
+}
+
+// actionList is a code_actions list's structuredContent: the actions the
+// text lists and what was left out, in a listing's terms.
+type actionList struct {
+	Actions   []listedAction `json:"actions"`
+	Total     int            `json:"total"`
+	Offset    int            `json:"offset"`
+	Shown     int            `json:"shown"`
+	NextPage  int            `json:"next_offset,omitempty"`
+	Truncated bool           `json:"truncated"`
+}
+
+// listActions lists the page of actions that in's offset and limit ask
+// for, numbered as apply takes them, as far as it fits the budget as text
+// and the data budget as structuredContent: the actions that do not fit
+// are left to the next page, which the note names, rather than cut off
+// mid-line by the budget, so the text and the data list the same ones.
+// At least one is listed, so paging always moves on; titles, kinds and
+// reasons are cut to a tenth of the budget each, so that one action
+// cannot take the budget alone.
+func (s *Session) listActions(at string, actions []codeAction, in Input) *answer {
+	budget := s.cfg.Budget
+	off := min(max(in.Offset, 0), len(actions))
+	end := len(actions)
+	if in.Limit > 0 {
+		end = min(off+in.Limit, end)
+	}
+	long := budget / 10
+	lines := make([]string, 0, end-off)
+	list := make([]listedAction, 0, end-off)
+	for i, a := range actions[off:end] {
+		la := listedAction{Index: off + i + 1, Title: headOf(a.Title, long), Kind: headOf(a.Kind, long)}
+		line := fmt.Sprintf("%d. %s", la.Index, la.Title)
+		if la.Kind != "" {
+			line += " [" + la.Kind + "]"
+		}
+		if a.IsPreferred {
+			line += " (preferred)"
+		}
+		if a.Disabled != nil {
+			line += " (disabled: " + headOf(a.Disabled.Reason, long) + ")"
+		}
+		lines = append(lines, line+"\n")
+		list = append(list, la)
+	}
+	header := func(k int) string {
+		h := fmt.Sprintf("code actions at %s: %d", at, len(actions))
+		if off > 0 || off+k < len(actions) {
+			h += fmt.Sprintf(" (showing %d-%d)", off+1, off+k)
+		}
+		return h + "\n"
+	}
+	const (
+		applyNote = "note: apply one with apply=true and index=N (same file, line and kind)\n"
+		cutNote   = "note: %d more actions of this page do not fit the output budget; narrow with kind\n"
+		nextNote  = "note: more results: call again with offset=%d\n"
+	)
+	notes := func(k int) string {
+		var b strings.Builder
+		if k > 0 {
+			b.WriteString(applyNote)
+		}
+		if k < len(lines) {
+			fmt.Fprintf(&b, cutNote, len(lines)-k)
+		}
+		if off+k < len(actions) {
+			fmt.Fprintf(&b, nextNote, off+k)
+		}
+		return b.String()
+	}
+	data := func(k int) actionList {
+		d := actionList{Actions: list[:k], Total: len(actions), Offset: off, Shown: k}
+		if off+k < len(actions) {
+			d.NextPage, d.Truncated = off+k, true
+		}
+		return d
+	}
+	// The whole page, as a rule, fits. Else as many actions as fit,
+	// counted with the parts around them at their longest (the budget's
+	// note, every number as long as the total's).
+	k := len(lines)
+	full, err := json.Marshal(data(k))
+	if err != nil || len(header(k))+len(strings.Join(lines, ""))+len(notes(k)) > budget || len(full) > dataBudget(budget) {
+		n := len(actions)
+		meta, err := json.Marshal(actionList{Actions: []listedAction{}, Total: n, Offset: off, Shown: n, NextPage: n, Truncated: true})
+		if err != nil {
+			return &answer{text: header(0) + notes(0)}
+		}
+		textLen := len(fmt.Sprintf("code actions at %s: %d (showing %d-%d)\n", at, n, n, n)) +
+			len(applyNote) + len(fmt.Sprintf(cutNote, len(lines))) + len(fmt.Sprintf(nextNote, n))
+		dataLen := len(meta)
+		k = 0
+		for k < len(lines) {
+			b, err := json.Marshal(list[k])
+			if err != nil || k > 0 && (textLen+len(lines[k]) > budget || dataLen+len(b)+1 > dataBudget(budget)) {
+				break
+			}
+			k, textLen, dataLen = k+1, textLen+len(lines[k]), dataLen+len(b)+1
+		}
+	}
+	text := header(k) + strings.Join(lines[:k], "") + notes(k)
+	b, err := json.Marshal(data(k))
+	if err != nil {
+		return &answer{text: text}
+	}
+	return &answer{text: text, data: encoded(b)}
 }
 
 func cmpRaw(a, b json.RawMessage) json.RawMessage {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
@@ -281,16 +282,43 @@ type item struct {
 	Context string `json:"context,omitempty"`
 }
 
-// listing is a paged, budgeted list of items grouped by file.
+// listing is a paged, budgeted list of items grouped by file. Encoded, it
+// is the answer's structuredContent (diagnostics': its "listing"), as
+// render cuts it: the same page and the same shortening as the text, no
+// more.
 type listing struct {
-	Title    string   `json:"title"`
-	Total    int      `json:"total"`
-	Offset   int      `json:"offset"`
-	Items    []item   `json:"items"`
-	Notes    []string `json:"notes,omitempty"`
-	Detail   string   `json:"detail,omitempty"`
-	NextPage int      `json:"next_offset,omitempty"`
+	Title  string `json:"title"`
+	Total  int    `json:"total"`
+	Offset int    `json:"offset"`
+	// Shown is how many results from Offset on the answer covers: listed
+	// in Items (forms full and no_context), counted per file in Files
+	// (counts) or only numbered (total).
+	Shown int `json:"shown"`
+	// Form is how far the answer was shortened to fit the budget, one of
+	// forms.
+	Form  string `json:"form"`
+	Items []item `json:"items"`
+	// Files are the per-file counts of the counts form.
+	Files []fileCount `json:"files,omitempty"`
+	// FileCount is how many files the shown results are in, in the
+	// forms that do not list them (counts, total).
+	FileCount int      `json:"file_count,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+	Detail    string   `json:"detail,omitempty"`
+	NextPage  int      `json:"next_offset,omitempty"`
+	// Truncated says the answer leaves something out: results of a later
+	// page, or what a shortened form drops (source lines, the items).
+	Truncated bool `json:"truncated"`
 }
+
+type fileCount struct {
+	File  string `json:"file"`
+	Count int    `json:"count"`
+}
+
+// forms name render's levels of shortening, in order, for a listing's
+// Form.
+var forms = [...]string{"full", "no_context", "counts", "total"}
 
 const defaultLimit = 100
 
@@ -313,17 +341,78 @@ func page(in Input, items []item, l *listing) {
 	}
 }
 
+// dataBudget is the most bytes an answer's structuredContent may take in
+// JSON for an output budget of budget: twice it. Clients decode it, and
+// some hand it to the model beside the text, so it is bounded as the text
+// is, with room for what JSON adds to the same content: each item's field
+// names, and escapes (json.Marshal writes a quote as two bytes, < or a
+// control character as six). A page of source lines or symbols that fits
+// the budget as text takes well under twice it as JSON; what does not
+// (pages far longer than tool.page_size, text made of escapes) is
+// shortened further, text and data alike.
+func dataBudget(budget int) int { return 2 * budget }
+
 // render writes l within budget, shortening progressively: full, without
 // context lines, per-file counts, the total alone. The note says what was
-// cut.
-func render(l *listing, budget int) string {
-	for level := 0; level < 4; level++ {
+// cut. It also encodes l for structuredContent at the same level, so a
+// program reads what the model reads; a level is taken only when that
+// JSON, with reserve bytes the caller wraps around it, fits dataBudget as
+// well, else both text and data go one level shorter. The last level lists
+// no result: neither its text nor its data grows with their number, only
+// with the title, the notes and the detail both show.
+func render(l *listing, budget, reserve int) (string, encoded) {
+	for level := range len(forms) {
+		last := level == len(forms)-1
 		text := renderLevel(l, level)
-		if len(text) <= budget || level == 3 {
-			return text
+		if len(text) > budget && !last {
+			continue
 		}
+		data, err := json.Marshal(l.at(level))
+		if err != nil {
+			return text, nil // strings and numbers only: it cannot fail
+		}
+		if len(data)+reserve > dataBudget(budget) && !last {
+			continue
+		}
+		return text, data
 	}
 	panic("unreachable")
+}
+
+// at returns l as structuredContent shows it at render's level: the
+// items the text lists, with their source lines only at level 0, the
+// per-file counts at level 2, the number of files at levels 2 and 3, and
+// what was cut.
+func (l *listing) at(level int) *listing {
+	v := *l
+	v.Form = forms[level]
+	v.Shown = len(l.Items)
+	v.Truncated = level > 0 || l.NextPage > 0
+	if level >= 2 {
+		groups, order := groupByFile(l.Items)
+		v.FileCount = len(order)
+		if level == 2 {
+			v.Files = make([]fileCount, len(order))
+			for i, f := range order {
+				v.Files[i] = fileCount{f, len(groups[f])}
+			}
+		}
+	}
+	switch level {
+	case 0:
+		if v.Items == nil {
+			v.Items = []item{} // [], not null, for an empty page
+		}
+	case 1:
+		v.Items = make([]item, len(l.Items))
+		for i, it := range l.Items {
+			it.Context = ""
+			v.Items[i] = it
+		}
+	default:
+		v.Items = []item{}
+	}
+	return &v
 }
 
 func renderLevel(l *listing, level int) string {
@@ -404,7 +493,14 @@ func (s *Session) renderLocations(ctx context.Context, in Input, title string, l
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.cfg.Budget), data: l}
+	return s.listed(l)
+}
+
+// listed is the answer for l: its text and its structuredContent, cut
+// alike to the budget.
+func (s *Session) listed(l *listing) *answer {
+	text, data := render(l, s.cfg.Budget, 0)
+	return &answer{text: text, data: data}
 }
 
 func sortItems(items []item) {
@@ -441,15 +537,78 @@ func sortByFirstFile(items []item) {
 	})
 }
 
-func (s *Session) clip(text string) string {
-	if len(text) <= s.cfg.Budget {
-		return text
+// dataReserve is the room fitText leaves in the data budget for the
+// fields of a text answer's structuredContent besides the text.
+const dataReserve = 256
+
+// fitText cuts text to the budget for an answer whose structuredContent
+// holds that text too: shown is the part of text the answer shows (all of
+// it when nothing is cut), out the answer's text, shown followed by a note
+// saying what was cut. The cut keeps out within the budget and shown,
+// encoded as a JSON string, within the data budget less dataReserve.
+func (s *Session) fitText(text string) (out, shown string) {
+	room := max(dataBudget(s.cfg.Budget)-dataReserve, 0)
+	if len(text) <= s.cfg.Budget && jsonPrefix(text, room) == len(text) {
+		return text, text
 	}
 	// The note takes up to 80 characters; a budget smaller than that
 	// (possible through the Go API only: the configuration file's floor is
 	// 256) leaves the note alone.
-	cut := runeBoundary(text, max(s.cfg.Budget-80, 0))
-	return text[:cut] + fmt.Sprintf("\nnote: cut at %d of %d characters to fit the output budget\n", cut, len(text))
+	cut := min(max(s.cfg.Budget-80, 0), len(text))
+	if cut < len(text) {
+		cut = runeBoundary(text, cut)
+	}
+	cut = jsonPrefix(text[:cut], room)
+	return text[:cut] + fmt.Sprintf("\nnote: cut at %d of %d characters to fit the output budget\n", cut, len(text)), text[:cut]
+}
+
+// jsonPrefix returns the length of the longest prefix of text, cut
+// between characters, that json.Marshal encodes in at most room bytes
+// inside a string's quotes, counting what it escapes at its longest: a
+// quote, a backslash, \n, \r and \t take two bytes, another control
+// character, <, >, &, U+2028, U+2029 and an invalid byte (written
+// \ufffd) six.
+func jsonPrefix(text string, room int) int {
+	n := 0
+	for i := 0; i < len(text); {
+		c, w, size := text[i], 1, 1
+		switch {
+		case c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t':
+			w = 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			w = 6
+		case c >= utf8.RuneSelf:
+			r, sz := utf8.DecodeRuneInString(text[i:])
+			w, size = sz, sz
+			if r == utf8.RuneError && sz == 1 || r == '\u2028' || r == '\u2029' {
+				w = 6
+			}
+		}
+		if n+w > room {
+			return i
+		}
+		n, i = n+w, i+size
+	}
+	return len(text)
+}
+
+// textAnswer is the answer made of text alone, with data as its
+// structuredContent: data itself while the text is shown whole and data's
+// JSON fits the data budget; else, so that a program reads what the model
+// reads, the text shown under key, "truncated", the whole text's "length"
+// in bytes, and the fields of keep.
+func (s *Session) textAnswer(text string, data any, key string, keep map[string]any) *answer {
+	out, shown := s.fitText(text)
+	if len(shown) == len(text) {
+		if b, err := json.Marshal(data); err == nil && len(b) <= dataBudget(s.cfg.Budget) {
+			return &answer{text: out, data: encoded(b)}
+		}
+	}
+	cut := map[string]any{key: shown, "truncated": true, "length": len(text)}
+	for k, v := range keep {
+		cut[k] = v
+	}
+	return &answer{text: out, data: cut}
 }
 
 // hoverText reads MarkupContent | MarkedString | MarkedString[].
@@ -629,7 +788,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
+	return s.listed(l), nil
 }
 
 // symbolLabel is a workspace symbol's kind and name, and its container
@@ -730,7 +889,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
+	return s.listed(l), nil
 }
 
 func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) {
@@ -768,7 +927,7 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 			l.Notes = append(l.Notes, n)
 		}
 	}
-	return &answer{text: render(l, s.cfg.Budget), data: l}, nil
+	return s.listed(l), nil
 }
 
 func renderServers(action string, infos []lspext.ServerInfo) string {
@@ -946,7 +1105,20 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 			l.Notes = append(l.Notes, "no diagnostics received, but NO server answered fresh for the current content: this is not a clean bill of health; try again")
 		}
 	}
-	return &answer{text: render(l, s.cfg.Budget), data: map[string]any{"listing": l, "servers": rep.Servers}}, nil
+	// {"listing":…,"servers":…} as json.Marshal writes the map it was,
+	// the listing cut with the text and the servers' verdicts beside it.
+	servers, err := json.Marshal(rep.Servers)
+	if err != nil {
+		return nil, fmt.Errorf("diagnostics: encode verdicts: %w", err)
+	}
+	const open, mid = `{"listing":`, `,"servers":`
+	text, inner := render(l, s.cfg.Budget, len(open)+len(mid)+len(servers)+1)
+	if inner == nil {
+		return &answer{text: text}, nil
+	}
+	data := make(encoded, 0, len(open)+len(inner)+len(mid)+len(servers)+1)
+	data = append(append(append(append(append(data, open...), inner...), mid...), servers...), '}')
+	return &answer{text: text, data: data}, nil
 }
 
 func cmpInt(a, b int) int {

@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// TestClipSmallBudget: clip keeps within the budget and ends with its note
-// for every budget, including ones smaller than the note (it panicked
-// below 80).
+// TestClipSmallBudget: fitText keeps within the budget and ends with its
+// note for every budget, including ones smaller than the note (it
+// panicked below 80).
 func TestClipSmallBudget(t *testing.T) {
 	text := strings.Repeat("é", 200) // two bytes each: cuts must not split one
 	for _, budget := range []int{1, 50, 80, 81, 100, 399, 1000} {
 		s := &Session{cfg: &Config{Budget: budget}}
-		got := s.clip(text)
+		got, _ := s.fitText(text)
 		if budget >= len(text) {
 			if got != text {
 				t.Errorf("budget %d: cut %q", budget, got)

@@ -98,13 +98,24 @@ func (s *Session) toolResult(ctx context.Context, args json.RawMessage) *mcp.Cal
 		return toolError(s.c.explain(ctx, err))
 	}
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
-	if res.data != nil {
-		if b, err := json.Marshal(res.data); err == nil {
+	switch d := res.data.(type) {
+	case nil:
+	case encoded:
+		if d != nil {
+			out.StructuredContent = json.RawMessage(d)
+		}
+	default:
+		if b, err := json.Marshal(d); err == nil {
 			out.StructuredContent = json.RawMessage(b)
 		}
 	}
 	return out
 }
+
+// encoded is structuredContent that json.Marshal wrote already (compact,
+// HTML escaped), to measure it against the data budget: it is passed on
+// as it is, where marshalling it again would scan it once more.
+type encoded []byte
 
 func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
@@ -176,7 +187,10 @@ var inputFields = sync.OnceValue(func() []string {
 })
 
 // answer is one tool answer: text for the model, data for
-// structuredContent.
+// structuredContent. data describes what text shows, cut as text is cut
+// to the budget, and its JSON takes at most dataBudget bytes (listings
+// shortened to the total alone aside: those take what their title, notes
+// and detail take, as their text does).
 type answer struct {
 	text string
 	data any
@@ -445,7 +459,7 @@ func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
 		}
 		return &answer{text: text, data: map[string]any{"hover": nil}}, nil
 	}
-	return &answer{text: s.clip(text), data: map[string]any{"hover": text}}, nil
+	return s.textAnswer(text, map[string]any{"hover": text}, "hover", nil), nil
 }
 
 func (s *Session) signatureHelp(ctx context.Context, in Input) (*answer, error) {
@@ -480,7 +494,7 @@ func (s *Session) signatureHelp(ctx context.Context, in Input) (*answer, error) 
 		}
 	}
 	fmt.Fprintf(&b, "active parameter: %d\n", sh.ActiveParameter+1)
-	return &answer{text: s.clip(b.String()), data: json.RawMessage(raw)}, nil
+	return s.textAnswer(b.String(), json.RawMessage(raw), "text", nil), nil
 }
 
 func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
@@ -504,7 +518,7 @@ func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{text: s.clip(renderServers(in.Action, infos)), data: map[string]any{"servers": infos}}, nil
+	return s.textAnswer(renderServers(in.Action, infos), map[string]any{"servers": infos}, "text", nil), nil
 }
 
 func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
@@ -571,7 +585,7 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &answer{text: s.clip(string(raw)), data: map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}}, nil
+	return s.textAnswer(string(raw), map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}, "text", nil), nil
 }
 
 // readOnlyMethods are the LSP requests a raw request may send without
