@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -418,11 +417,8 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		a.noteSample(path)
 		paths = append(paths, path)
 	}
-	opts := lsp.DiagnosticsOptions{}
-	if p.Wait > 0 {
-		opts.Timeout = time.Duration(p.Wait) * time.Millisecond
-	}
-	rep, err := a.mgr.Diagnostics(ctx, paths, opts)
+	// Both read zero as the default and negative as no wait.
+	rep, err := a.mgr.Diagnostics(ctx, paths, lsp.DiagnosticsOptions{Timeout: p.WaitDuration()})
 	if err != nil {
 		return nil, err
 	}

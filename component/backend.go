@@ -37,7 +37,8 @@ type Backend interface {
 	Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error)
 	// DiagnosticReport returns the diagnostics of uris (all of the
 	// workspace when empty) with a freshness verdict per server, waiting
-	// at most wait for fresh answers.
+	// at most wait for fresh answers; a negative wait (NoWait) does not
+	// wait and answers with what the servers have already said.
 	DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error)
 	// Servers lists the language servers, those handling uri when it is
 	// not empty, with their capabilities.
@@ -75,7 +76,7 @@ func (w *Wire) Request(ctx context.Context, uri, method string, params json.RawM
 
 // DiagnosticReport implements Backend through _lsp/diagnosticReport.
 func (w *Wire) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {
-	raw, err := w.call(ctx, lspext.DiagnosticReport, lspext.DiagnosticReportParams{URIs: uris, Wait: int(wait / time.Millisecond)})
+	raw, err := w.call(ctx, lspext.DiagnosticReport, lspext.DiagnosticReportParams{URIs: uris, Wait: lspext.WaitMillis(wait)})
 	if err != nil {
 		return nil, err
 	}

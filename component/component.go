@@ -46,6 +46,37 @@ const (
 	TransportStdio Transport = "stdio"
 )
 
+// Defaults of the Config fields acp-lsp's configuration also sets. The
+// configuration (internal/config) takes its defaults from these, so a
+// zero Config (tests, benchmarks, other embedders) behaves as acp-lsp
+// does out of the box: two copies of a number drift apart.
+const (
+	// DefaultBudget is Config.Budget's default, in characters
+	// (tool.output_budget).
+	DefaultBudget = 20000
+	// DefaultPageSize is Config.PageSize's default (tool.page_size).
+	DefaultPageSize = 50
+	// DefaultDiagnosticsWait is Config.DiagnosticsWait's default
+	// (diagnostics.wait_budget).
+	DefaultDiagnosticsWait = 5 * time.Second
+	// DefaultCacheFiles is Config.CacheFiles's default
+	// (diagnostics.cache_files).
+	DefaultCacheFiles = 2000
+	// DefaultCachePerFile is Config.CachePerFile's default
+	// (diagnostics.per_file).
+	DefaultCachePerFile = 200
+	// DefaultInjectBudget is Config.InjectBudget's default, in characters
+	// (diagnostics.injection_budget).
+	DefaultInjectBudget = 2000
+)
+
+// NoWait as Config.DiagnosticsWait answers diagnostics at once from what
+// the servers have already said, each with its freshness verdict (stale,
+// timeout, starting, indexing ...): a zero DiagnosticsWait cannot say it,
+// since zero takes the default like every other zero field. Any negative
+// duration means the same.
+const NoWait time.Duration = -1
+
 // Config configures a Component. The zero value is usable: every zero
 // field takes the default named in its comment.
 type Config struct {
@@ -66,16 +97,19 @@ type Config struct {
 	// AskPermission is called before any change is written; nil applies
 	// without asking (tests, headless use).
 	AskPermission PermissionFunc
-	// Budget is the per-call output budget in characters (default 12000).
+	// Budget is the per-call output budget in characters (default
+	// DefaultBudget, 20000).
 	Budget int
 	// PageSize is the page length of long lists when a call gives no
-	// limit (default 100).
+	// limit (default DefaultPageSize, 50).
 	PageSize int
 	// DiagnosticsWait bounds how long a diagnostics call waits for fresh
-	// answers (default 5s).
+	// answers (default DefaultDiagnosticsWait, 5s; NoWait, or any
+	// negative duration, does not wait).
 	DiagnosticsWait time.Duration
 	// CacheFiles and CachePerFile size the diagnostics cache (defaults
-	// 2000 files, 200 per file).
+	// DefaultCacheFiles, 2000 files, and DefaultCachePerFile, 200 per
+	// file).
 	CacheFiles, CachePerFile int
 	// NoDiagnosticsOnSave turns off fetching diagnostics on didSave.
 	NoDiagnosticsOnSave bool
@@ -85,7 +119,7 @@ type Config struct {
 	// default).
 	InjectWarnings bool
 	// InjectBudget bounds PromptContext's block in characters (default
-	// 2000).
+	// DefaultInjectBudget, 2000).
 	InjectBudget int
 	// Logger receives the component's logs (default discard).
 	Logger *slog.Logger
@@ -123,22 +157,25 @@ func (c *Config) fill() error {
 		c.Executable = exe
 	}
 	if c.Budget <= 0 {
-		c.Budget = 12000
+		c.Budget = DefaultBudget
 	}
 	if c.PageSize <= 0 {
-		c.PageSize = defaultLimit
+		c.PageSize = DefaultPageSize
 	}
-	if c.DiagnosticsWait <= 0 {
-		c.DiagnosticsWait = 5 * time.Second
+	switch {
+	case c.DiagnosticsWait == 0:
+		c.DiagnosticsWait = DefaultDiagnosticsWait
+	case c.DiagnosticsWait < 0:
+		c.DiagnosticsWait = NoWait // one spelling for the backend
 	}
 	if c.CacheFiles <= 0 {
-		c.CacheFiles = 2000
+		c.CacheFiles = DefaultCacheFiles
 	}
 	if c.CachePerFile <= 0 {
-		c.CachePerFile = 200
+		c.CachePerFile = DefaultCachePerFile
 	}
 	if c.InjectBudget <= 0 {
-		c.InjectBudget = 2000
+		c.InjectBudget = DefaultInjectBudget
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

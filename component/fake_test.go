@@ -19,6 +19,8 @@ type fakeBackend struct {
 	reports  chan []string
 	changed  [][]lspext.FileChange
 	requests []string
+	// waits are the waits of the diagnostic reports asked for, in order.
+	waits []time.Duration
 }
 
 func newFake() *fakeBackend {
@@ -45,6 +47,7 @@ func (f *fakeBackend) Request(ctx context.Context, uri, method string, params js
 func (f *fakeBackend) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {
 	f.mu.Lock()
 	rep, ch := f.report, f.reports
+	f.waits = append(f.waits, wait)
 	f.mu.Unlock()
 	if ch != nil {
 		defer func() { ch <- uris }()

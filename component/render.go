@@ -320,8 +320,6 @@ type fileCount struct {
 // Form.
 var forms = [...]string{"full", "no_context", "counts", "total"}
 
-const defaultLimit = 100
-
 // page cuts items to the requested window and notes what was left.
 func page(in Input, items []item, l *listing) {
 	l.Total = len(items)
@@ -331,7 +329,7 @@ func page(in Input, items []item, l *listing) {
 	}
 	lim := in.Limit
 	if lim <= 0 {
-		lim = defaultLimit
+		lim = DefaultPageSize // call fills Limit from the session's PageSize first
 	}
 	end := min(off+lim, len(items))
 	l.Offset = off

@@ -65,7 +65,12 @@ type DiagnosticsReport struct {
 
 // DiagnosticsOptions tune Manager.Diagnostics.
 type DiagnosticsOptions struct {
-	// Timeout bounds the wait; zero takes the server's Diagnostics timeout.
+	// Timeout bounds the wait; zero takes the server's Diagnostics
+	// timeout. Negative does not wait: each file gets what its server has
+	// already said, with the verdict that deserves (Fresh only for a
+	// report on the current content, else Stale, Timeout, Starting or
+	// Indexing), and nothing is asked that could not be answered in time.
+	// A server not running yet is started for the calls to come.
 	Timeout time.Duration
 	// Settle is how long a server that does not echo document versions
 	// must stay quiet after a publish before its diagnostics count as
@@ -103,6 +108,10 @@ type diagEntry struct {
 	// loading: the server had work in progress when it published, so an
 	// empty list may only mean it had not got that far yet.
 	loading bool
+	// at is when the publish arrived: an unversioned publish that has
+	// been quiet for the settle window since is settled, however late a
+	// caller looks.
+	at time.Time
 }
 
 // diagStore holds the last publish per URI. Waiters take the changed
@@ -140,7 +149,7 @@ func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawM
 	}
 	s.seq++
 	s.versioned = s.versioned || has
-	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, loading: loading}
+	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, loading: loading, at: time.Now()}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -263,6 +272,15 @@ func (p *proc) pullSupported() ([]string, bool) {
 	return ids, len(ids) > 0
 }
 
+// diagnosticsWait is how long a diagnostics call may wait: opts.Timeout,
+// else the server's Diagnostics timeout. Negative means no wait.
+func (s *server) diagnosticsWait(opts DiagnosticsOptions) time.Duration {
+	if opts.Timeout != 0 {
+		return opts.Timeout
+	}
+	return s.tm.Diagnostics.d()
+}
+
 // diagnostics answers for one synced document, pulling when the server
 // supports it and waiting for a matching push otherwise.
 func (s *server) diagnostics(ctx context.Context, p *proc, d document, settle time.Duration) FileDiagnostics {
@@ -274,6 +292,11 @@ func (s *server) diagnostics(ctx context.Context, p *proc, d document, settle ti
 }
 
 func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd FileDiagnostics) FileDiagnostics {
+	if ctx.Err() != nil {
+		// No time to ask (a caller that does not wait): a request now
+		// could only time out, so answer from what the server said before.
+		return s.pulled(p, d, ids, fd)
+	}
 	var all []json.RawMessage
 	for _, id := range ids {
 		p.mu.Lock()
@@ -281,6 +304,7 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 		if doc := p.docs[d.path]; doc != nil && doc.pull != nil {
 			prev = doc.pull[id]
 		}
+		gen := p.refreshGen
 		p.mu.Unlock()
 		params := map[string]any{"textDocument": map[string]string{"uri": d.uri}}
 		if id != "" {
@@ -336,13 +360,66 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 			if doc.pull == nil {
 				doc.pull = map[string]pullState{}
 			}
-			doc.pull[id] = pullState{resultID: rep.ResultID, items: items, version: d.version}
+			doc.pull[id] = pullState{resultID: rep.ResultID, items: items, version: d.version, gen: gen}
 		}
 		p.mu.Unlock()
 		all = append(all, items)
 	}
 	fd.Diagnostics = concatArrays(all)
 	fd.Verdict = Fresh
+	return fd
+}
+
+// pulled answers for d from the reports already pulled for it, without
+// asking the server: the caller's wait was over before a request could be
+// answered. The reports are fresh only when every identifier was pulled
+// for the current version and the server has not asked for a new pull
+// since (workspace/diagnostic/refresh: something else changed); older
+// reports are stale; no report at all is a timeout (indexing while the
+// server reports work in progress), never "no diagnostics".
+func (s *server) pulled(p *proc, d document, ids []string, fd FileDiagnostics) FileDiagnostics {
+	p.mu.Lock()
+	gen := p.refreshGen
+	var states []pullState
+	if doc := p.docs[d.path]; doc != nil {
+		for _, id := range ids {
+			if st, ok := doc.pull[id]; ok {
+				states = append(states, st)
+			}
+		}
+	}
+	p.mu.Unlock()
+	if len(states) == 0 {
+		fd.Verdict = Timeout
+		fd.Detail = fmt.Sprintf("%s has not reported on this file yet and there was no time to ask: its diagnostics are unknown, not empty", s.cfg.Name)
+		if titles, _ := p.busy(); titles != nil {
+			fd.Verdict = Indexing
+			fd.Detail = fmt.Sprintf("%s is still loading (%s) and has not reported on this file yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(titles, ", "))
+		}
+		return fd
+	}
+	all := make([]json.RawMessage, 0, len(states))
+	fresh := len(states) == len(ids)
+	version := d.version
+	for _, st := range states {
+		all = append(all, st.items)
+		fresh = fresh && st.version == d.version && st.gen == gen
+		version = min(version, st.version)
+	}
+	fd.Diagnostics, fd.Version = concatArrays(all), version
+	switch {
+	case fresh:
+		fd.Verdict = Fresh
+	case len(states) < len(ids):
+		fd.Verdict = Stale
+		fd.Detail = fmt.Sprintf("%s was not asked again: these are from its last report, which covers only some of its diagnostic providers", s.cfg.Name)
+	case version < d.version:
+		fd.Verdict = Stale
+		fd.Detail = fmt.Sprintf("%s was not asked again: these are from its last report, on version %d; the document is at version %d", s.cfg.Name, version, d.version)
+	default:
+		fd.Verdict = Stale
+		fd.Detail = fmt.Sprintf("%s was not asked again: these are from its last report, and it has said since that its diagnostics changed", s.cfg.Name)
+	}
 	return fd
 }
 
@@ -415,10 +492,11 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			return s.pull(ctx, p, d, ids, fd)
 		}
 		e, ok, changed, closed := p.diags.get(d.uri)
+		current := false
 		var idleC <-chan struct{}
 		provisional := false
 		if ok {
-			current := (e.hasVersion && e.version >= d.version) || (!e.hasVersion && e.seq > d.sentSeq)
+			current = (e.hasVersion && e.version >= d.version) || (!e.hasVersion && e.seq > d.sentSeq)
 			_, idle := p.busy()
 			provisional = current && isEmptyArray(e.diags) && (e.loading || idle != nil)
 			switch {
@@ -426,6 +504,13 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 				idleC = idle // wait for the work to end (or a newer publish)
 			case current && e.hasVersion && !provisional:
 				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
+				return fd
+			case current && !e.hasVersion && !e.loading && !provisional && time.Since(e.at) >= settle:
+				// Unversioned and quiet for the settle window already
+				// (a caller that looks late, or does not wait): settled.
+				// Not an empty list while the server has work in
+				// progress: that may only mean it has not got there yet.
+				fd.Diagnostics, fd.Verdict, fd.Version = e.diags, Fresh, 0
 				return fd
 			case current:
 				// Unversioned, or an empty list from a load that has
@@ -479,13 +564,22 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 				}
 				return fd
 			}
-			if ok {
+			switch {
+			case ok && current:
+				// Reported after this version was sent, but not quiet
+				// for the settle window yet: more may follow.
+				fd.Diagnostics, fd.Verdict = e.diags, Stale
+				if e.hasVersion {
+					fd.Version = e.version
+				}
+				fd.Detail = fmt.Sprintf("%s reported on version %d but had not been quiet for %s when the wait ended: these may not be its last word", s.cfg.Name, d.version, settle)
+			case ok:
 				fd.Diagnostics, fd.Verdict = e.diags, Stale
 				if e.hasVersion {
 					fd.Version = e.version
 				}
 				fd.Detail = fmt.Sprintf("%s did not report on version %d in time; these are from an earlier version", s.cfg.Name, d.version)
-			} else {
+			default:
 				fd.Verdict = Timeout
 				fd.Detail = fmt.Sprintf("%s published no diagnostics for this file in time", s.cfg.Name)
 			}

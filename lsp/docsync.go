@@ -130,6 +130,10 @@ type pullState struct {
 	resultID string
 	items    json.RawMessage
 	version  int32
+	// gen is the process's count of workspace/diagnostic/refresh requests
+	// when the report was asked for: a refresh since means the server's
+	// word may have changed without the document changing.
+	gen uint64
 }
 
 // sync brings the server's view of path up to date with the disk: didOpen

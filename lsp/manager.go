@@ -411,16 +411,30 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
 	s.begin()
 	defer s.end()
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = s.tm.Diagnostics.d()
-	}
 	settle := opts.Settle
 	if settle <= 0 {
 		settle = m.opts.DiagnosticsSettle
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	wait := s.diagnosticsWait(opts)
+	// No wait (a negative timeout) is a context that is over already:
+	// every wait below then ends at once with its honest verdict, and a
+	// server still to start is started for the calls to come.
+	ctx, cancel := context.WithTimeout(ctx, max(wait, 0))
 	defer cancel()
+	fd = m.syncedDiagnostics(ctx, s, abs, settle, fd)
+	switch fd.Verdict {
+	case Stale, Timeout, Starting, Indexing:
+		if wait < 0 {
+			// Say why nothing fresher was waited for.
+			fd.Detail += " (answered without waiting, as asked)"
+		}
+	}
+	return fd
+}
+
+// syncedDiagnostics runs server s, brings abs up to date in it and
+// returns its diagnostics, within ctx.
+func (m *Manager) syncedDiagnostics(ctx context.Context, s *server, abs string, settle time.Duration, fd FileDiagnostics) FileDiagnostics {
 	p, err := s.ensure(ctx)
 	if err != nil {
 		return startVerdict(fd, err)

@@ -59,7 +59,8 @@ type Timeouts struct {
 	Initialize Duration `json:"initialize,omitzero"`
 	// Request bounds one request, retries included.
 	Request Duration `json:"request,omitzero"`
-	// Diagnostics bounds waiting for fresh diagnostics.
+	// Diagnostics bounds waiting for fresh diagnostics; negative does
+	// not wait (see DiagnosticsOptions.Timeout).
 	Diagnostics Duration `json:"diagnostics,omitzero"`
 	// Shutdown bounds shutdown+exit before the process group is signalled.
 	Shutdown Duration `json:"shutdown,omitzero"`

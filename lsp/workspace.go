@@ -111,11 +111,8 @@ func (s *server) workspaceDiagnostics(ctx context.Context, root string, opts Dia
 	whole := FileDiagnostics{Path: s.root, URI: edit.URIFromPath(s.root), Server: s.cfg.Name, Diagnostics: json.RawMessage("[]")}
 	s.begin()
 	defer s.end()
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = s.tm.Diagnostics.d()
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	wait := s.diagnosticsWait(opts)
+	ctx, cancel := context.WithTimeout(ctx, max(wait, 0))
 	defer cancel()
 	p, err := s.ensure(ctx)
 	if err != nil {
@@ -126,6 +123,16 @@ func (s *server) workspaceDiagnostics(ctx context.Context, root string, opts Dia
 	if !ok {
 		whole.Verdict = Unsupported
 		whole.Detail = fmt.Sprintf("%s does not offer workspace diagnostics; ask about files instead", s.cfg.Name)
+		return []FileDiagnostics{whole}
+	}
+	if wait < 0 {
+		// No wait: a workspace report is only what the server says when
+		// asked, and a request now could only time out.
+		whole.Verdict = Timeout
+		whole.Detail = fmt.Sprintf("%s was not asked for workspace diagnostics: there was no time to wait for its answer; they are unknown, not empty (ask about files for what it has already said)", s.cfg.Name)
+		if titles, _ := p.busy(); titles != nil {
+			whole.Verdict = Indexing
+		}
 		return []FileDiagnostics{whole}
 	}
 	byURI := map[string]*FileDiagnostics{}

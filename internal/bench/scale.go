@@ -249,7 +249,7 @@ func pushedDiagnostics(ctx context.Context, w *Workspace, root string, quick boo
 // within its output budget however much gopls returns.
 func largeSymbols(ctx context.Context, env *Env) (ScaleRow, error) {
 	row := ScaleRow{Name: "workspace symbols over a large module (" + LargeSpec.Module + ")",
-		Check: "the answer stays within the tool's output budget (12,000 characters)"}
+		Check: fmt.Sprintf("the answer stays within the tool's output budget (%d characters)", component.DefaultBudget)}
 	w, err := Fetch(ctx, env.Cache, LargeSpec, env.Base)
 	if err != nil {
 		return row, err
@@ -297,7 +297,7 @@ func largeSymbols(ctx context.Context, env *Env) (ScaleRow, error) {
 	if strings.Contains(text, "offset=") {
 		row.Result += "; it says how to page for more"
 	}
-	row.OK = len(text) <= 12000
+	row.OK = len(text) <= component.DefaultBudget
 	return row, nil
 }
 

@@ -5,7 +5,11 @@
 // documents every option.
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/component"
+)
 
 // Config is the effective configuration. The zero value is not useful; start
 // from Defaults or Load. The struct tags drive the TOML keys, the
@@ -95,7 +99,8 @@ type Diagnostics struct {
 	// versions must stay quiet before it counts as fresh.
 	SettleWindow time.Duration `toml:"settle_window" min:"0" safe:"true"`
 	// WaitBudget bounds how long a diagnostics answer waits for fresh
-	// results before reporting stale or timeout.
+	// results before reporting stale or timeout. 0 does not wait: the
+	// answer is what the servers have already said, each with its verdict.
 	WaitBudget time.Duration `toml:"wait_budget" min:"0" safe:"true"`
 	// CacheFiles is the number of files the LRU cache keeps.
 	CacheFiles int `toml:"cache_files" min:"1" safe:"true"`
@@ -170,7 +175,9 @@ type ServerTimeouts struct {
 	Initialize time.Duration `toml:"initialize" min:"0"`
 }
 
-// Defaults returns the built-in configuration.
+// Defaults returns the built-in configuration. The options the component
+// also has a Go default for take it from there (component.DefaultBudget
+// ...), so that a zero component.Config behaves as acp-lsp does.
 func Defaults() Config {
 	return Config{
 		Log: Log{Level: "info"},
@@ -199,19 +206,19 @@ func Defaults() Config {
 		},
 		Diagnostics: Diagnostics{
 			SettleWindow:    250 * time.Millisecond,
-			WaitBudget:      5 * time.Second,
-			CacheFiles:      2000,
-			PerFile:         200,
+			WaitBudget:      component.DefaultDiagnosticsWait,
+			CacheFiles:      component.DefaultCacheFiles,
+			PerFile:         component.DefaultCachePerFile,
 			RefreshOnSave:   true,
 			InjectContext:   true,
 			IncludeWarnings: false,
-			InjectionBudget: 2000,
+			InjectionBudget: component.DefaultInjectBudget,
 		},
 		Tool: Tool{
 			AllowMutating:   true,
 			AllowRawRequest: false,
-			OutputBudget:    20000,
-			PageSize:        50,
+			OutputBudget:    component.DefaultBudget,
+			PageSize:        component.DefaultPageSize,
 		},
 		Editor:  Editor{UseLSP: true, ForwardNotifications: false},
 		Servers: map[string]Server{},

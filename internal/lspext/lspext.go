@@ -14,6 +14,7 @@ package lspext
 import (
 	"encoding/json"
 	"strings"
+	"time"
 )
 
 // Method names in their canonical (underscore) spelling.
@@ -266,10 +267,35 @@ const (
 
 // DiagnosticReportParams ask for diagnostics of files (URIs; empty means the
 // whole workspace, where servers support it) waiting at most Wait
-// milliseconds for fresh answers.
+// milliseconds for fresh answers. Wait 0 (absent) takes the answering
+// side's default; a negative Wait does not wait: the answer is what the
+// servers have already said, each with its verdict.
 type DiagnosticReportParams struct {
 	URIs []string `json:"uris,omitempty"`
 	Wait int      `json:"wait,omitempty"`
+}
+
+// WaitMillis is DiagnosticReportParams.Wait for a wait of d: 0 (the
+// default) for 0, -1 (no wait) for a negative d, and otherwise d in
+// milliseconds rounded up, so that a wait under a millisecond is not sent
+// as 0 and read as the default.
+func WaitMillis(d time.Duration) int {
+	switch {
+	case d < 0:
+		return -1
+	case d == 0:
+		return 0
+	}
+	return int((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// WaitDuration is the wait p asks for: 0 for the answering side's default,
+// negative for no wait.
+func (p DiagnosticReportParams) WaitDuration() time.Duration {
+	if p.Wait < 0 {
+		return -1
+	}
+	return time.Duration(p.Wait) * time.Millisecond
 }
 
 // FileDiagnostics are the diagnostics of one file in a DiagnosticReport.

@@ -104,3 +104,47 @@ func TestProjectSettingsPerSession(t *testing.T) {
 		})
 	}
 }
+
+// TestProjectWaitBudget: a session's own diagnostics.wait_budget reaches
+// its settings, and "0s" there means "do not wait" (component.NoWait), not
+// the component's default; a project file that does not set it leaves the
+// configured default.
+func TestProjectWaitBudget(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	started := filepath.Join(root, "started")
+	if err := os.MkdirAll(started, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return root // no user file there
+		}
+		return ""
+	}
+	reload := func(ws string) (*config.Loaded, error) {
+		return config.Load(config.Options{Workspace: ws, StateDir: state, Getenv: getenv})
+	}
+	p := &projectSettings{workspace: started, reload: reload, log: discard, told: map[string]string{}}
+	base := component.Config{DiagnosticsWait: time.Minute}
+	for _, tt := range []struct {
+		name, project string
+		want          time.Duration
+	}{
+		{"zero: no wait", "[diagnostics]\nwait_budget = \"0s\"\n", component.NoWait},
+		{"a wait of its own", "[diagnostics]\nwait_budget = \"2s\"\n", 2 * time.Second},
+		{"unset: the configured default", "[tool]\npage_size = 9\n", config.Defaults().Diagnostics.WaitBudget},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(root, strings.ReplaceAll(tt.name, " ", "_"))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, config.ProjectFileName), []byte(tt.project), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := p.forSession(dir, base).DiagnosticsWait; got != tt.want {
+				t.Errorf("diagnostics wait %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

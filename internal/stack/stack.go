@@ -158,7 +158,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 				Initialize:  lsp.Duration(cfg.Timeouts.Initialize),
 				Request:     lsp.Duration(cfg.Timeouts.Request),
 				Shutdown:    lsp.Duration(cfg.Timeouts.Shutdown),
-				Diagnostics: lsp.Duration(cfg.Diagnostics.WaitBudget),
+				Diagnostics: lsp.Duration(diagnosticsWait(cfg.Diagnostics.WaitBudget)),
 				Idle:        lsp.Duration(idle),
 			},
 			MaxRestarts:       zeroMeansOff(cfg.Local.MaxRestarts),
@@ -205,6 +205,16 @@ func settle(d time.Duration) time.Duration {
 	return d
 }
 
+// diagnosticsWait keeps a configured zero diagnostics.wait_budget meaning
+// "do not wait": the component and lsp read zero as their default (5s)
+// and a negative wait as none.
+func diagnosticsWait(d time.Duration) time.Duration {
+	if d == 0 {
+		return component.NoWait
+	}
+	return d
+}
+
 // ComponentConfig maps cfg onto the component's configuration.
 func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (component.Config, error) {
 	var tr component.Transport
@@ -228,7 +238,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		},
 		Budget:              cfg.Tool.OutputBudget,
 		PageSize:            cfg.Tool.PageSize,
-		DiagnosticsWait:     cfg.Diagnostics.WaitBudget,
+		DiagnosticsWait:     diagnosticsWait(cfg.Diagnostics.WaitBudget),
 		CacheFiles:          cfg.Diagnostics.CacheFiles,
 		CachePerFile:        cfg.Diagnostics.PerFile,
 		NoDiagnosticsOnSave: !cfg.Diagnostics.RefreshOnSave,

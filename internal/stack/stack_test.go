@@ -72,6 +72,15 @@ func TestAdapterConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "a zero wait budget does not wait",
+			edit: func(c *config.Config) { c.Diagnostics.WaitBudget = 0 },
+			check: func(t *testing.T, got lspView) {
+				if got.Timeouts.Diagnostics >= 0 {
+					t.Errorf("diagnostics timeout %v, want negative (no wait): zero is lsp's default", time.Duration(got.Timeouts.Diagnostics))
+				}
+			},
+		},
+		{
 			name: "zero restarts, backoff and wedge timeouts mean off",
 			edit: func(c *config.Config) {
 				c.Local.MaxRestarts, c.Local.RestartBackoff, c.Local.WedgeTimeouts, c.Local.MaxFileSize = 0, 0, 0, 0
@@ -259,6 +268,14 @@ func TestComponentConfig(t *testing.T) {
 			want: component.Config{
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
+			},
+		},
+		{
+			name: "a zero wait budget does not wait",
+			edit: func(c *config.Config) { c.Diagnostics.WaitBudget = 0 },
+			want: component.Config{
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
+				DiagnosticsWait: component.NoWait, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 			},
 		},
 		{

@@ -1,0 +1,127 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+)
+
+// TestDiagnosticsNoWait: a negative Timeout answers at once from what the
+// server has already said, with the verdict that deserves: fresh only for
+// a report on the current content, never an empty "fresh" for content not
+// checked yet, and no request that could not be answered in time. The
+// Manager's own wait is an hour and the call's context has a minute, so a
+// call that waited would end on its context (which the test checks) or
+// hang.
+func TestDiagnosticsNoWait(t *testing.T) {
+	edited := "package fake\nvar a = ERROR\nvar b = ERROR\n"
+	// normal asks with a real wait and expects a fresh answer, so that
+	// the server has said something before the call that does not wait.
+	normal := func(e *faultEnv) {
+		e.t.Helper()
+		rep, err := e.m.Diagnostics(e.t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: 30 * time.Second})
+		if err != nil || rep.Files[0].Verdict != Fresh {
+			e.t.Fatalf("diagnostics with a wait: %+v %v", rep, err)
+		}
+	}
+	indexing := func(e *faultEnv) {
+		e.t.Helper()
+		e.prewarm()
+		// An IndexingError shows the client has seen the work begin.
+		if _, err := e.hover(); !errors.As(err, new(*IndexingError)) {
+			e.t.Fatalf("hover while indexing: %v, want *IndexingError", err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		script  fakelsp.Script
+		before  func(e *faultEnv)
+		verdict Verdict
+		n       int   // diagnostics
+		version int32 // reported version (the one asked about when none)
+		pulls   int   // textDocument/diagnostic requests in all
+	}{
+		{"reported on the current version: fresh", fakelsp.Script{}, normal, Fresh, 1, 1, 0},
+		{"unversioned and settled: fresh", fakelsp.Script{Publish: fakelsp.PublishUnversioned}, normal, Fresh, 1, 0, 0},
+		{"edited, reported only on the old version: stale", fakelsp.Script{Publish: fakelsp.PublishStale},
+			func(e *faultEnv) { normal(e); e.write(edited) }, Stale, 1, 1, 0},
+		{"never reports: timeout", fakelsp.Script{Diagnostics: fakelsp.DiagNone}, (*faultEnv).prewarm, Timeout, 0, 1, 0},
+		{"not running yet: starting", fakelsp.Script{}, func(*faultEnv) {}, Starting, 0, 0, 0},
+		{"loading: indexing", fakelsp.Script{Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, indexing, Indexing, 0, 1, 0},
+		{"pulled for the current version: fresh, not asked again", fakelsp.Script{Diagnostics: fakelsp.DiagPull}, normal, Fresh, 1, 1, 1},
+		{"pulled, then edited: stale, not asked again", fakelsp.Script{Diagnostics: fakelsp.DiagPull},
+			func(e *faultEnv) { normal(e); e.write(edited) }, Stale, 1, 1, 1},
+		{"pull never asked: timeout, not asked", fakelsp.Script{Diagnostics: fakelsp.DiagPull}, (*faultEnv).prewarm, Timeout, 0, 1, 0},
+		{"pull while loading: indexing, not asked", fakelsp.Script{Diagnostics: fakelsp.DiagPull,
+			Indexing: &fakelsp.Indexing{Duration: fakelsp.Duration(time.Hour), Eager: true}}, indexing, Indexing, 0, 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t, tc.script, func(o *Options) {
+				o.Timeouts.Diagnostics = Duration(time.Hour)
+				o.Timeouts.Request = Duration(500 * time.Millisecond) // the indexing hover
+			})
+			tc.before(e)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			rep, err := e.m.Diagnostics(ctx, []string{e.file}, DiagnosticsOptions{Timeout: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd := rep.Files[0]
+			if ctx.Err() != nil {
+				t.Fatalf("the call waited until its context ended: %s version %d %s (%s)", fd.Verdict, fd.Version, fd.Diagnostics, fd.Detail)
+			}
+			if fd.Verdict != tc.verdict || len(messages(t, fd.Diagnostics)) != tc.n || fd.Version != tc.version {
+				t.Fatalf("%s version %d %s (%s); want verdict %s, %d diagnostics, version %d",
+					fd.Verdict, fd.Version, fd.Diagnostics, fd.Detail, tc.verdict, tc.n, tc.version)
+			}
+			if fd.Verdict != Fresh && !strings.Contains(fd.Detail, "without waiting") {
+				t.Errorf("detail %q does not say the answer did not wait", fd.Detail)
+			}
+			if tc.verdict == Starting {
+				// The server was started for the calls to come.
+				normal(e)
+			}
+			e.close()
+			if n := len(fakelsp.Requests(e.messages(), "textDocument/diagnostic")); n != tc.pulls {
+				t.Errorf("%d pulls, want %d", n, tc.pulls)
+			}
+		})
+	}
+}
+
+// TestWorkspaceDiagnosticsNoWait: a workspace report is only what a server
+// says when asked, so without a wait it is not asked: one Timeout verdict
+// for the whole workspace (never an empty report, which would read as no
+// problems) and no workspace/diagnostic request; with a wait it is asked.
+func TestWorkspaceDiagnosticsNoWait(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		timeout  time.Duration
+		verdict  Verdict
+		requests int
+	}{
+		{"no wait: not asked", -1, Timeout, 0},
+		{"a wait: asked", 30 * time.Second, Fresh, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t, fakelsp.Script{WorkspaceDiagnostics: true}, nil)
+			e.prewarm()
+			rep, err := e.m.WorkspaceDiagnostics(t.Context(), e.root, DiagnosticsOptions{Timeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Files) != 1 || rep.Files[0].Verdict != tc.verdict {
+				t.Fatalf("report %+v, want one entry with verdict %s", rep.Files, tc.verdict)
+			}
+			e.close()
+			if n := len(fakelsp.Requests(e.messages(), "workspace/diagnostic")); n != tc.requests {
+				t.Errorf("%d workspace/diagnostic requests, want %d", n, tc.requests)
+			}
+		})
+	}
+}
