@@ -122,11 +122,22 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 // root, and returns the agent's MCP client on the injected entry.
 func (sc *stackChain) open(t testing.TB, root string) *mcp.ClientSession {
 	t.Helper()
+	return sc.openWith(t, root)
+}
+
+// openWith is open with the session's additionalDirectories.
+func (sc *stackChain) openWith(t testing.TB, root string, extra ...string) *mcp.ClientSession {
+	t.Helper()
 	sc.editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	sc.agent.recv(t)
-	sc.agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	sc.agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true},"sessionCapabilities":{"additionalDirectories":{}}}}}`)
 	sc.editor.recv(t)
-	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
+	dirs := ""
+	if len(extra) > 0 {
+		b, _ := json.Marshal(extra)
+		dirs = fmt.Sprintf(`,"additionalDirectories":%s`, b)
+	}
+	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q%s,"mcpServers":[]}}`, root, dirs))
 	m := sc.agent.recv(t)
 	var p struct {
 		MCPServers []struct {

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -242,6 +243,11 @@ type Session struct {
 	// Root is the session's workspace (its cwd, symlinks resolved).
 	Root  string
 	check func(string) error
+	// Extra are the session's further workspace roots, its
+	// additionalDirectories (symlinks resolved), and extraChecks their
+	// path checks: its files may be in any root (roots.go).
+	Extra       []string
+	extraChecks []func(string) error
 	// foreign remembers paths beside the workspace seen with no link on
 	// them, for answers to come (render.go).
 	foreign plainPaths
@@ -420,9 +426,12 @@ func (c *Component) sessionFromRequest(r *http.Request) *Session {
 	return nil
 }
 
-// NewSession registers a session whose workspace is cwd (absolute). The
-// session's MCP server is reachable over both transports when this returns.
-func (c *Component) NewSession(cwd string) (*Session, error) {
+// NewSession registers a session whose workspace is cwd (absolute) and the
+// additional directories extra (ACP's additionalDirectories). An extra
+// directory that is not absolute or cannot be resolved is left out with a
+// warning: the session works in the others. The session's MCP server is
+// reachable over both transports when this returns.
+func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
 	if !filepath.IsAbs(cwd) {
 		return nil, fmt.Errorf("component: session cwd %q is not absolute", cwd)
 	}
@@ -434,6 +443,26 @@ func (c *Component) NewSession(cwd string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("component: session cwd: %w", err)
 	}
+	var roots []string
+	var checks []func(string) error
+	for _, dir := range extra {
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil && !filepath.IsAbs(dir) {
+			err = errors.New("not an absolute path")
+		}
+		var rc func(string) error
+		if err == nil {
+			rc, err = edit.RootChecker(real)
+		}
+		if err != nil {
+			c.log.Warn("additional directory left out of the session's workspace", "dir", dir, "err", err)
+			continue
+		}
+		if real == root || slices.Contains(roots, real) {
+			continue
+		}
+		roots, checks = append(roots, real), append(checks, rc)
+	}
 	cfg := &c.cfg
 	if c.cfg.ForSession != nil {
 		sc := c.cfg.ForSession(root, c.cfg)
@@ -442,7 +471,7 @@ func (c *Component) NewSession(cwd string) (*Session, error) {
 		}
 		cfg = &sc
 	}
-	s := &Session{c: c, token: newToken(), Root: root, check: check, cfg: cfg,
+	s := &Session{c: c, token: newToken(), Root: root, check: check, Extra: roots, extraChecks: checks, cfg: cfg,
 		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))
@@ -592,7 +621,16 @@ func (c *Component) patchSessionSetup(params json.RawMessage, agentHTTP bool) (j
 	if err := json.Unmarshal(rawCwd, &cwd); err != nil {
 		return nil, nil, "", fmt.Errorf("component: session setup cwd: %w", err)
 	}
-	s, err := c.NewSession(cwd)
+	var extra []string
+	if raw, ok := proxy.GetPath(params, "additionalDirectories"); ok {
+		if err := json.Unmarshal(raw, &extra); err != nil {
+			// The agent judges its own params; the tool's workspace is
+			// then the cwd alone.
+			c.log.Warn("session setup additionalDirectories is not a list of paths; the tool's workspace is the cwd alone", "err", err)
+			extra = nil
+		}
+	}
+	s, err := c.NewSession(cwd, extra...)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -713,7 +751,7 @@ func (c *Component) markTouched(uri string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, s := range c.sessions {
-		if s.check(path) == nil {
+		if s.checkPath(path) == nil {
 			s.mu.Lock()
 			s.touched[key] = true
 			s.mu.Unlock()

@@ -30,7 +30,7 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 	if apply && !s.cfg.allowed(action) {
 		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
 	}
-	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.check}
+	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.checkPath}
 	plan, err := edit.NewPlan(ctx, we, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", action, err)

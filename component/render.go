@@ -139,7 +139,7 @@ func (r *renderer) within(path string) bool {
 	case r.unlinked(path, &fi):
 		// Its own resolution: the check's verdict is the names' (the
 		// Root is resolved).
-		in = edit.Within(r.s.Root, path)
+		in = r.s.within(path)
 		if in && fi.Mode().IsRegular() {
 			if r.infos == nil {
 				r.infos = map[string]os.FileInfo{}
@@ -150,7 +150,7 @@ func (r *renderer) within(path string) bool {
 			r.s.foreign.add(path)
 		}
 	default:
-		in = r.s.check(path) == nil
+		in = r.s.checkPath(path) == nil
 	}
 	r.inside[path] = in
 	return in
@@ -165,7 +165,7 @@ func (r *renderer) within(path string) bool {
 // read for being taken as inside. Paths in the workspace and above it
 // are looked at anew for every answer: a link there could lead out.
 func (r *renderer) foreign(path string) bool {
-	return filepath.IsAbs(path) && filepath.Clean(path) == path && !edit.Within(r.s.Root, path) && !edit.Within(path, r.s.Root)
+	return filepath.IsAbs(path) && filepath.Clean(path) == path && !r.s.within(path) && !r.s.holdsRoot(path)
 }
 
 // unlinked reports whether neither path nor any directory above it is a
@@ -1129,34 +1129,40 @@ func cmpInt(a, b int) int {
 // maxGlobFiles bounds a diagnostics glob.
 const maxGlobFiles = 200
 
-// glob matches a workspace-relative pattern with ** for any depth. It
-// stops after maxGlobFiles+1 matches: more than maxGlobFiles means the
-// list was cut.
+// glob matches a pattern with ** for any depth: relative to Root, or
+// absolute in one of the session's roots. It stops after maxGlobFiles+1
+// matches: more than maxGlobFiles means the list was cut.
 func (s *Session) glob(pattern string) ([]string, error) {
+	base := s.Root
 	if filepath.IsAbs(pattern) {
-		rel, err := filepath.Rel(s.Root, pattern)
-		if err != nil || climbs(rel) {
-			return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.Root)
+		base = ""
+		for _, root := range append([]string{s.Root}, s.Extra...) {
+			if rel, err := filepath.Rel(root, pattern); err == nil && !climbs(rel) {
+				base, pattern = root, rel
+				break
+			}
 		}
-		pattern = rel
+		if base == "" {
+			return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.workspace())
+		}
 	}
 	pattern = filepath.ToSlash(pattern)
 	if strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") {
-		return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.Root)
+		return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.workspace())
 	}
 	var out []string
-	err := filepath.WalkDir(s.Root, func(p string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(base, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if p != s.Root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
+			if p != base && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor") {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		rel := filepath.ToSlash(relPath(s.Root, p))
+		rel := filepath.ToSlash(relPath(base, p))
 		if globMatch(pattern, rel) && d.Type().IsRegular() {
 			if len(out) == maxGlobFiles {
 				// One more match: the caller says the rest went unchecked.

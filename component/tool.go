@@ -277,15 +277,15 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 	// runs only for the rest: files not there (yet) and refusals, whose
 	// errors it words.
 	real, rerr := filepath.EvalSymlinks(p)
-	if rerr == nil && edit.Within(s.Root, real) {
+	if rerr == nil && s.within(real) {
 		return real, true, nil
 	}
-	if err := s.check(p); err != nil {
-		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.Root, err)
+	if err := s.checkPath(p); err != nil {
+		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.workspace(), err)
 	}
 	if rerr == nil {
 		// Changed between the two looks: a link now points out.
-		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.Root)
+		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.workspace())
 	}
 	return p, false, nil
 }

@@ -1,0 +1,65 @@
+package component
+
+import (
+	"strings"
+
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// A session's workspace is its cwd (Root) and the additional directories
+// the client gave with it (Extra, ACP's additionalDirectories): a tool call
+// may touch files in any of them, and nothing else. Root stays the one
+// paths are shown relative to; a file in another root is shown by its
+// absolute path, which the tool takes back as input.
+
+// within reports whether path, resolved (or its own resolution), is inside
+// one of the session's roots.
+func (s *Session) within(path string) bool {
+	if edit.Within(s.Root, path) {
+		return true
+	}
+	for _, r := range s.Extra {
+		if edit.Within(r, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsRoot reports whether path is one of the session's roots or a folder
+// above one.
+func (s *Session) holdsRoot(path string) bool {
+	if edit.Within(path, s.Root) {
+		return true
+	}
+	for _, r := range s.Extra {
+		if edit.Within(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPath is the session's path check (edit.Options.CheckPath): nil when
+// path resolves inside one of its roots, else the error of the check
+// against Root, which words the refusal.
+func (s *Session) checkPath(path string) error {
+	err := s.check(path)
+	if err == nil {
+		return nil
+	}
+	for _, check := range s.extraChecks {
+		if check(path) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// workspace names the session's roots in messages.
+func (s *Session) workspace() string {
+	if len(s.Extra) == 0 {
+		return s.Root
+	}
+	return s.Root + " (with " + strings.Join(s.Extra, ", ") + ")"
+}

@@ -1,0 +1,134 @@
+package component
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/lsp"
+)
+
+// TestGoplsAdditionalDirectories: a session's additionalDirectories are
+// part of its workspace, through the whole chain with real gopls: a Go
+// module there answers hover, diagnostics, references and a rename applied
+// on disk (paths shown absolute, as the tool takes them back), while a
+// folder that is neither the cwd nor an additional directory stays
+// refused, its error naming every root.
+func TestGoplsAdditionalDirectories(t *testing.T) {
+	peers.Require(t, "gopls")
+	dir := func() string {
+		d, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cwd, lib, other := dir(), dir(), dir()
+	write := func(root, name, text string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(cwd, "go.mod", "module example.com/app\n\ngo 1.22\n")
+	write(cwd, "main.go", "package main\n\nfunc main() {}\n")
+	write(lib, "go.mod", "module example.com/lib\n\ngo 1.22\n")
+	libGo := "package lib\n\n// Twice doubles n.\nfunc Twice(n int) int { return 2 * n }\n\nfunc Four() int { return Twice(Twice(1)) }\n\nvar broken int = \"x\"\n"
+	write(lib, "lib.go", libGo)
+	write(other, "go.mod", "module example.com/other\n\ngo 1.22\n")
+	write(other, "other.go", "package other\n\nfunc Other() {}\n")
+	libFile := filepath.Join(lib, "lib.go")
+
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	cs := sc.openWith(t, cwd, lib)
+	for _, c := range []struct {
+		args    map[string]any
+		want    []string
+		refused bool
+	}{
+		{map[string]any{"action": "hover", "file": libFile, "line": 4, "symbol": "Twice"}, []string{"func Twice(n int) int", "Twice doubles n."}, false},
+		{map[string]any{"action": "diagnostics", "file": libFile}, []string{libFile + ":8:", "cannot use \"x\"", "gopls: fresh"}, false},
+		{map[string]any{"action": "diagnostics", "file": filepath.Join(lib, "*.go")}, []string{libFile + ":8:", "gopls: fresh"}, false},
+		{map[string]any{"action": "references", "file": libFile, "line": 4, "symbol": "Twice"}, []string{libFile + ":6:26", libFile + ":6:32"}, false},
+		{map[string]any{"action": "hover", "file": filepath.Join(other, "other.go"), "line": 3, "symbol": "Other"}, []string{"outside the workspace " + cwd + " (with " + lib + ")"}, true},
+		{map[string]any{"action": "diagnostics", "file": filepath.Join(other, "*.go")}, []string{"outside the workspace"}, true},
+	} {
+		text, isErr, _ := callFull(t, cs, c.args)
+		if isErr != c.refused {
+			t.Errorf("%v: error %v, want %v: %s", c.args, isErr, c.refused, text)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%v: no %q in:\n%s", c.args, w, text)
+			}
+		}
+	}
+	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": libFile, "line": 4, "symbol": "Twice", "new_name": "Double", "apply": true})
+	if isErr {
+		t.Fatalf("rename in an additional directory: %s", text)
+	}
+	if b, _ := os.ReadFile(libFile); !strings.Contains(string(b), "return Double(Double(1))") {
+		t.Errorf("rename not applied on disk:\n%s\n%s", text, b)
+	}
+	select {
+	case asked := <-sc.asked:
+		if !strings.Contains(asked, "lib.go") {
+			t.Errorf("permission asked for %s", asked)
+		}
+	default:
+		t.Error("no permission asked for the rename")
+	}
+}
+
+// TestSessionExtraRoots: PatchSessionSetup takes additionalDirectories as
+// the session's further roots, resolved; a relative, missing or repeated
+// directory, or the cwd again, is left out, and a value that is not a list
+// leaves the cwd alone; the params reach the agent with every byte kept.
+func TestSessionExtraRoots(t *testing.T) {
+	c, s0, _, _ := setup(t, Config{})
+	a, b := t.TempDir(), t.TempDir()
+	ra, _ := filepath.EvalSymlinks(a)
+	rb, _ := filepath.EvalSymlinks(b)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(b, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, extra string
+		want        []string
+	}{
+		{"none", ``, nil},
+		{"two", fmt.Sprintf(`,"additionalDirectories":[%q,%q]`, a, b), []string{ra, rb}},
+		{"a link, resolved, and repeated", fmt.Sprintf(`,"additionalDirectories":[%q,%q]`, link, b), []string{rb}},
+		{"relative, missing, empty, the cwd", fmt.Sprintf(`,"additionalDirectories":["rel/dir",%q,"",%q,%q]`, filepath.Join(a, "missing"), s0.Root, a), []string{ra}},
+		{"not a list", fmt.Sprintf(`,"additionalDirectories":{"a":%q}`, a), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			params := fmt.Sprintf(`{"cwd":%q%s,"mcpServers":[]}`, s0.Root, tc.extra)
+			out, s, err := c.PatchSessionSetup([]byte(params), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.CloseSession(s)
+			if !slices.Equal(s.Extra, tc.want) {
+				t.Errorf("Extra %q, want %q", s.Extra, tc.want)
+			}
+			if !strings.HasPrefix(string(out), strings.TrimSuffix(params, `[]}`)) {
+				t.Errorf("params changed beyond mcpServers: %s", out)
+			}
+			for _, r := range tc.want {
+				if p, err := s.resolve(filepath.Join(r, "x.go")); err != nil || p != filepath.Join(r, "x.go") {
+					t.Errorf("resolve in %s: %q %v", r, p, err)
+				}
+			}
+			if _, err := s.resolve(filepath.Join(filepath.Dir(s0.Root), "elsewhere.go")); err == nil || !strings.Contains(err.Error(), s.workspace()) {
+				t.Errorf("outside: %v, want it to name %s", err, s.workspace())
+			}
+		})
+	}
+}
