@@ -45,13 +45,21 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 		t.Fatal(err)
 	}
 	fb := newFake()
+	c, s := startSession(t, cfg, fb, root)
+	return c, s, fb, connect(t, s)
+}
+
+// startSession starts a Component (Executable /bin/acp-lsp) answering
+// through backend and opens a session on root; the Component closes when
+// the test ends.
+func startSession(t testing.TB, cfg Config, backend Backend, root string) (*Component, *Session) {
+	t.Helper()
 	cfg.Executable = "/bin/acp-lsp"
-	c, err := New(cfg, fb)
+	c, err := New(cfg, backend)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
@@ -59,7 +67,7 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, s, fb, connect(t, s)
+	return c, s
 }
 
 // connect returns an in-memory MCP client session on s's server.

@@ -89,18 +89,7 @@ func startRaw(t *testing.T, backend Backend) (*Component, *rawMCP) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, backend)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, s := startSession(t, Config{}, backend, root)
 	return c, dialRaw(t, c, s)
 }
 

@@ -82,17 +82,6 @@ func realTool(t *testing.T, peer string, files map[string]string) (string, *mcp.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(context.Background()) })
-	c, err := New(Config{Executable: "/bin/acp-lsp"}, &managerBackend{m: m, anyFile: anyFile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := startSession(t, Config{}, &managerBackend{m: m, anyFile: anyFile}, root)
 	return root, connect(t, s)
 }

@@ -143,18 +143,6 @@ func goplsTool(t testing.TB, cfg Config, text string) (*lsp.Manager, string, *mc
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(context.Background()) })
-	cfg.Executable = "/bin/acp-lsp"
-	c, err := New(cfg, &managerBackend{m: m, anyFile: main})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := c.NewSession(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := startSession(t, cfg, &managerBackend{m: m, anyFile: main}, root)
 	return m, main, connect(t, s)
 }
