@@ -269,16 +269,7 @@ func checkListing(t *testing.T, text string, sc json.RawMessage, total int, cut 
 	if l.Form != form {
 		t.Errorf("form %q, the text's is %q", l.Form, form)
 	}
-	if l.Truncated == nil || *l.Truncated != cut {
-		t.Errorf("truncated %v, want %v", l.Truncated, cut)
-	}
-	next := 0
-	if m := nextNote.FindStringSubmatch(text); m != nil {
-		next, _ = strconv.Atoi(m[1])
-	}
-	if l.NextOffset != next {
-		t.Errorf("next_offset %d, the text's %d", l.NextOffset, next)
-	}
+	checkCut(t, text, l.Truncated, cut, l.NextOffset)
 
 	// The items the text lists, with their source lines, in order.
 	var listed []item
@@ -352,16 +343,7 @@ func checkActions(t *testing.T, text string, sc json.RawMessage, total int, cut 
 	if a.Shown == nil || *a.Shown != len(listed) {
 		t.Errorf("shown %v, the text lists %d", a.Shown, len(listed))
 	}
-	if a.Truncated == nil || *a.Truncated != cut {
-		t.Errorf("truncated %v, want %v", a.Truncated, cut)
-	}
-	next := 0
-	if m := nextNote.FindStringSubmatch(text); m != nil {
-		next, _ = strconv.Atoi(m[1])
-	}
-	if a.NextOffset != next {
-		t.Errorf("next_offset %d, the text's %d", a.NextOffset, next)
-	}
+	checkCut(t, text, a.Truncated, cut, a.NextOffset)
 	if len(a.Actions) != len(listed) {
 		t.Fatalf("structuredContent has %d actions, the text lists %d:\n%.600s", len(a.Actions), len(listed), text)
 	}
@@ -511,5 +493,21 @@ func TestRenderDataBudget(t *testing.T) {
 				t.Errorf("data %d bytes and %d beside, over %d", len(data), tc.reserve, dataBudget(budget))
 			}
 		})
+	}
+}
+
+// checkCut checks a list's truncated flag against cut and its next_offset
+// against the one the text's note gives (0 for none).
+func checkCut(t *testing.T, text string, truncated *bool, cut bool, nextOffset int) {
+	t.Helper()
+	if truncated == nil || *truncated != cut {
+		t.Errorf("truncated %v, want %v", truncated, cut)
+	}
+	next := 0
+	if m := nextNote.FindStringSubmatch(text); m != nil {
+		next, _ = strconv.Atoi(m[1])
+	}
+	if nextOffset != next {
+		t.Errorf("next_offset %d, the text's %d", nextOffset, next)
 	}
 }

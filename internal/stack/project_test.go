@@ -45,15 +45,7 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	if _, err := config.NewTrustStore(state).Trust(filepath.Join(trusted, config.ProjectFileName), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	getenv := func(k string) string {
-		if k == "HOME" || k == "XDG_CONFIG_HOME" {
-			return root // no user file there
-		}
-		return ""
-	}
-	reload := func(ws string) (*config.Loaded, error) {
-		return config.Load(config.Options{Workspace: ws, StateDir: state, Getenv: getenv})
-	}
+	reload := projectLoader(root, state)
 	var logs bytes.Buffer
 	p := &projectSettings{workspace: started, reload: reload, log: slog.New(slog.NewTextHandler(&logs, nil)), told: map[string]string{}}
 	base := component.Config{PageSize: 100, Budget: 12000, AllowMutating: map[string]bool{"request": false}}
@@ -115,15 +107,7 @@ func TestProjectWaitBudget(t *testing.T) {
 	if err := os.MkdirAll(started, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	getenv := func(k string) string {
-		if k == "HOME" || k == "XDG_CONFIG_HOME" {
-			return root // no user file there
-		}
-		return ""
-	}
-	reload := func(ws string) (*config.Loaded, error) {
-		return config.Load(config.Options{Workspace: ws, StateDir: state, Getenv: getenv})
-	}
+	reload := projectLoader(root, state)
 	p := &projectSettings{workspace: started, reload: reload, log: discard, told: map[string]string{}}
 	base := component.Config{DiagnosticsWait: time.Minute}
 	for _, tt := range []struct {
@@ -146,5 +130,20 @@ func TestProjectWaitBudget(t *testing.T) {
 				t.Errorf("diagnostics wait %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// projectLoader returns a configuration loader for a workspace with no
+// user file (HOME and XDG_CONFIG_HOME are root) and the trust store in
+// state.
+func projectLoader(root, state string) func(ws string) (*config.Loaded, error) {
+	getenv := func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return root // no user file there
+		}
+		return ""
+	}
+	return func(ws string) (*config.Loaded, error) {
+		return config.Load(config.Options{Workspace: ws, StateDir: state, Getenv: getenv})
 	}
 }
