@@ -409,7 +409,12 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, sent *Me
 	}
 	switch m.Kind {
 	case KindRequest:
-		m = n.register(d, m, nil)
+		sent := n.register(d, m, nil)
+		if sent == nil {
+			n.answerGone(m)
+			return nil, nil, false, false
+		}
+		m = sent
 	case KindResponse:
 		// Answering a request that traveled the other way.
 		n.mu.Lock()
@@ -492,7 +497,7 @@ func (n *node) deliverThrough(d direction, last *Message, drv *driver) {
 func (n *node) flush() {
 	if err := n.flusher.Flush(); err != nil {
 		if _, end := n.comp.(*endComp); end {
-			n.c.end(fmt.Errorf("write to %s: %w", n.name, err))
+			n.writeFailed(err)
 			return
 		}
 		n.c.log.Warn("flush", "hop", n.name, "err", err)
@@ -500,11 +505,16 @@ func (n *node) flush() {
 }
 
 // register records a request sent in direction d, rewriting its id when
-// another request with the same id is still pending on this hop.
+// another request with the same id is still pending on this hop. It
+// returns nil, recording nothing, for a client request at the client end
+// once the agent side has ended (Chain.gone): answerGone answers it.
 func (n *node) register(d direction, m *Message, waiter chan *Message) *Message {
 	h := &n.h[d]
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.idx == 0 && d == down && waiter == nil && n.c.gone != nil {
+		return nil
+	}
 	orig := m.ID
 	wire := orig
 	if _, busy := h.pending[idKey(wire)]; busy || waiter != nil {
@@ -530,6 +540,19 @@ func (n *node) register(d direction, m *Message, waiter chan *Message) *Message 
 		}
 	}
 	return m
+}
+
+// answerGone answers m, a client request register turned away at the
+// client end, with why the agent side ended, as the requests pending then
+// were answered; the answer goes out behind what is already on its way
+// to the client.
+func (n *node) answerGone(m *Message) {
+	n.mu.Lock()
+	gone := n.c.gone
+	n.mu.Unlock()
+	resp := NewErrorResponse(m.ID, CodeInternalError, "agent exited before answering "+m.Method+": "+gone.Error(), nil)
+	m.release()
+	n.q[up].push(&Message{ctl: &control{answer: resp}}, false)
 }
 
 // MethodCancelRequest is the protocol-level request cancellation.

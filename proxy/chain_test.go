@@ -325,6 +325,81 @@ func TestAgentGoneAnswersPending(t *testing.T) {
 	h.done <- nil
 }
 
+// TestAgentGoneAnswersLaterRequests: requests the client sends after the
+// agent side ended (it could not know yet: they may be in its pipe) are
+// answered with the same error as the ones pending then, in order, with
+// and without components between; notifications and answers are dropped;
+// the chain ends when the client's input ends, long before the drain
+// bound (an hour here).
+func TestAgentGoneAnswersLaterRequests(t *testing.T) {
+	for _, n := range []int{0, 2} {
+		t.Run(fmt.Sprint(n, " identities"), func(t *testing.T) {
+			comps := make([]Component, n)
+			for i := range comps {
+				comps[i] = Identity{}
+			}
+			h := startChainSetUp(t, nil, func(c *Chain) { c.drain = time.Hour }, comps...)
+			h.client.send(t, `{"jsonrpc":"2.0","id":"p","method":"session/prompt"}`)
+			h.agent.recv(t)
+			h.agent.w.Close()
+			if got := h.client.recv(t); !strings.Contains(got, `"id":"p"`) || !strings.Contains(got, "agent exited before answering session/prompt") {
+				t.Fatalf("client got %s", got)
+			}
+			h.client.send(t, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`)
+			h.client.send(t, `{"jsonrpc":"2.0","id":7,"result":{}}`)
+			for _, id := range []string{`"q"`, `1`, `"p"`} {
+				h.client.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"session/new","params":{}}`)
+			}
+			for _, id := range []string{`"q"`, `1`, `"p"`} {
+				got := h.client.recv(t)
+				if !strings.Contains(got, `"id":`+id+`,`) || !strings.Contains(got, "agent exited before answering session/new") || !strings.Contains(got, "-32603") {
+					t.Fatalf("client got %s, want the error for %s", got, id)
+				}
+			}
+			h.client.w.Close()
+			if err := <-h.done; !errors.Is(err, ErrAgentGone) {
+				t.Fatalf("Run: %v", err)
+			}
+			h.done <- nil
+		})
+	}
+}
+
+// TestAgentInputBroken: a write to the agent that fails (a dead agent's
+// input breaks before the end of its output is read) does not end the
+// chain with the client's requests unanswered: what the agent still says
+// is delivered, then the request that could not be written, and every one
+// pending, is answered with why the agent side ended.
+func TestAgentInputBroken(t *testing.T) {
+	h := startChainSetUp(t, nil, func(c *Chain) { c.drain = time.Hour }, Identity{})
+	h.client.send(t, `{"jsonrpc":"2.0","id":"a","method":"session/prompt"}`)
+	h.agent.recv(t)
+	h.agent.rc.Close() // the agent reads nothing more: writes to it fail
+	h.client.send(t, `{"jsonrpc":"2.0","id":"b","method":"session/prompt"}`)
+	h.agent.send(t, `{"jsonrpc":"2.0","method":"session/update","params":{"last":true}}`)
+	h.agent.w.Close()
+	if got := h.client.recv(t); !strings.Contains(got, `"last":true`) {
+		t.Fatalf("client got %s, want the agent's last update", got)
+	}
+	answered := map[string]bool{}
+	for range 2 {
+		got := h.client.recv(t)
+		for _, id := range []string{"a", "b"} {
+			if strings.Contains(got, `"id":"`+id+`"`) && strings.Contains(got, "agent exited before answering session/prompt") {
+				answered[id] = true
+			}
+		}
+	}
+	if !answered["a"] || !answered["b"] {
+		t.Fatalf("answered %v, want a and b", answered)
+	}
+	h.client.w.Close()
+	if err := <-h.done; !errors.Is(err, ErrAgentGone) {
+		t.Fatalf("Run: %v", err)
+	}
+	h.done <- nil
+}
+
 // notifier is a Runner that sends n notifications toward the client from
 // its own goroutine as soon as the chain starts.
 type notifier struct {

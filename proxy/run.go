@@ -84,6 +84,13 @@ type Chain struct {
 	traceW  io.Writer
 	traceB  []byte
 
+	// agentWriteOnce makes the first failed write to the agent end
+	// start its bound (node.writeFailed).
+	agentWriteOnce sync.Once
+	// gone is why the agent side ended, once the client end has
+	// answered the requests pending then; guarded by the client end's
+	// node mu. From then on the client's requests are answered with it.
+	gone error
 	drain      time.Duration
 	clientGone atomic.Bool
 
@@ -94,6 +101,10 @@ type Chain struct {
 
 type control struct {
 	err error
+	// answer, at the client end, is an error answer to a client request
+	// that came after the agent side ended (node.register), written out
+	// in order with everything else going to the client.
+	answer *Message
 }
 
 const (
@@ -181,8 +192,32 @@ func (e *endComp) write(hop *Hop, m *Message) { e.writeAt(hop.n, m) }
 
 func (e *endComp) writeAt(n *node, m *Message) {
 	if err := e.ep.Write(m); err != nil {
-		n.c.end(fmt.Errorf("write to %s: %w", n.name, err))
+		n.writeFailed(err)
 	}
+}
+
+// writeFailed handles a failed write to an end's endpoint. At the client
+// end the chain ends. At the agent end it is the agent side ending: a dead
+// agent's input breaks before the end of its output is read, and ending
+// the chain there would leave the client's pending requests unanswered.
+// So the chain goes on until the agent end's reader sees that end, which
+// travels up behind what the agent said and answers them (node.control);
+// an agent that broke its input but keeps its output open is closed after
+// the drain bound, which makes the reader see it.
+func (n *node) writeFailed(err error) {
+	if n.idx != len(n.c.nodes)-1 {
+		n.c.end(fmt.Errorf("write to %s: %w", n.name, err))
+		return
+	}
+	n.c.agentWriteOnce.Do(func() {
+		n.c.log.Debug("write to the agent failed; waiting for the end of its output", "err", err)
+		ep := n.comp.(*endComp).ep
+		t := time.AfterFunc(n.c.drain, func() { ep.Close() })
+		go func() {
+			<-n.c.ended
+			t.Stop()
+		}()
+	})
 }
 
 func (c *Chain) end(err error) {
@@ -336,6 +371,14 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 		m, err := ep.Read()
 		if err != nil {
 			if d == down {
+				n.mu.Lock()
+				gone := c.gone
+				n.mu.Unlock()
+				if gone != nil {
+					// Both sides have ended.
+					c.end(fmt.Errorf("%w: %w", ErrAgentGone, gone))
+					return
+				}
 				if !errors.Is(err, io.EOF) {
 					c.end(fmt.Errorf("client side: %w", err))
 					return
@@ -408,6 +451,17 @@ func (n *node) control(d direction, m *Message) {
 		}
 		return
 	}
+	if m.ctl.answer != nil {
+		// Only pushed at the client end (node.answerGone).
+		ep := n.comp.(*endComp).ep
+		n.c.trace(n, up, m.ctl.answer)
+		if ep.Write(m.ctl.answer) == nil {
+			if f, ok := ep.(interface{ Flush() error }); ok {
+				f.Flush()
+			}
+		}
+		return
+	}
 	n.mu.Lock()
 	var orphans []*pending
 	for k, p := range n.h[down].pending {
@@ -417,6 +471,12 @@ func (n *node) control(d direction, m *Message) {
 			orphans = append(orphans, p)
 		}
 		delete(n.h[down].pending, k)
+	}
+	if n.idx == 0 {
+		// Under the same lock as the pending requests are taken: a client
+		// request is either among them or registered after, and answered
+		// there.
+		n.c.gone = m.ctl.err
 	}
 	n.mu.Unlock()
 	if n.idx != 0 {
@@ -444,7 +504,15 @@ func (n *node) control(d direction, m *Message) {
 		n.c.end(nil)
 		return
 	}
-	n.c.end(fmt.Errorf("%w: %w", ErrAgentGone, m.ctl.err))
+	// The client may have sent requests it could not know were too late:
+	// they are answered with this error as they come (node.register),
+	// until the client's input ends or, at most, the drain bound.
+	err := fmt.Errorf("%w: %w", ErrAgentGone, m.ctl.err)
+	t := time.AfterFunc(n.c.drain, func() { n.c.end(err) })
+	go func() {
+		<-n.c.ended
+		t.Stop()
+	}()
 }
 
 func (c *Chain) allocID() json.RawMessage {
