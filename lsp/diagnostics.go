@@ -557,11 +557,14 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 				return fd
 			}
 			if provisional {
-				// Idle, but the settle window did not pass: its word.
-				fd.Diagnostics, fd.Verdict = e.diags, Fresh
+				// An empty list from the load, which has ended, but not
+				// the settle window since: the server may not have got
+				// to this file yet, so it is not known to be clean.
+				fd.Diagnostics, fd.Verdict = e.diags, Stale
 				if e.hasVersion {
 					fd.Version = e.version
 				}
+				fd.Detail = fmt.Sprintf("%s published an empty list while loading and had not been quiet for %s since the load ended: its diagnostics are not known to be empty", s.cfg.Name, settle)
 				return fd
 			}
 			switch {

@@ -125,3 +125,42 @@ func TestWorkspaceDiagnosticsNoWait(t *testing.T) {
 		})
 	}
 }
+
+// TestEmptyFromLoadNotFresh: an empty list a server published while it
+// was loading is not "no problems" when the load has ended but the settle
+// window has not passed since (the server may not have got to the file
+// yet; typescript-language-server publishes its real errors a moment
+// later): a wait that ends there answers stale, as does a call that does
+// not wait.
+func TestEmptyFromLoadNotFresh(t *testing.T) {
+	e := newFaultEnv(t, fakelsp.Script{
+		Indexing:     &fakelsp.Indexing{Eager: true, EndAfter: "textDocument/hover", PublishEmpty: true},
+		PublishDelay: fakelsp.Duration(time.Hour), // the real errors never come in this test
+	}, func(o *Options) { o.DiagnosticsSettle = time.Hour })
+	e.prewarm()
+	// Opens the file: an empty list comes back, published while loading.
+	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := rep.Files[0].Verdict; v == Fresh {
+		t.Fatalf("while loading: %+v", rep.Files[0])
+	}
+	e.hover() // the fake ends the load after answering it
+	// Waits for the load's end, then for the settle window, which the
+	// deadline cuts short.
+	rep, err = e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd := rep.Files[0]; fd.Verdict != Stale || !strings.Contains(fd.Detail, "not known to be empty") {
+		t.Fatalf("after the load, within the settle window: %s %s (%s)", fd.Verdict, fd.Diagnostics, fd.Detail)
+	}
+	rep, err = e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fd := rep.Files[0]; fd.Verdict != Stale {
+		t.Fatalf("no wait, after the load: %s %s (%s)", fd.Verdict, fd.Diagnostics, fd.Detail)
+	}
+}
