@@ -365,6 +365,28 @@ func TestAgentGoneAnswersLaterRequests(t *testing.T) {
 	}
 }
 
+// TestAgentGoneAnswerBeforeEnd: a request that comes with the client's
+// end of input, after the agent side ended, is answered before the chain
+// ends, not dropped with the queue.
+func TestAgentGoneAnswerBeforeEnd(t *testing.T) {
+	for i := range 20 {
+		h := startChainSetUp(t, nil, func(c *Chain) { c.drain = time.Hour }, Identity{})
+		h.client.send(t, `{"jsonrpc":"2.0","id":"p","method":"session/prompt"}`)
+		h.agent.recv(t)
+		h.agent.w.Close()
+		h.client.recv(t) // the pending prompt's answer
+		h.client.send(t, `{"jsonrpc":"2.0","id":"q","method":"session/new"}`)
+		h.client.w.Close()
+		if got := h.client.recv(t); !strings.Contains(got, `"id":"q"`) || !strings.Contains(got, "agent exited before answering session/new") {
+			t.Fatalf("run %d: client got %s", i, got)
+		}
+		if err := <-h.done; !errors.Is(err, ErrAgentGone) {
+			t.Fatalf("run %d: Run: %v", i, err)
+		}
+		h.done <- nil
+	}
+}
+
 // TestAgentInputBroken: a write to the agent that fails (a dead agent's
 // input breaks before the end of its output is read) does not end the
 // chain with the client's requests unanswered: what the agent still says

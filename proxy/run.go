@@ -105,6 +105,9 @@ type control struct {
 	// that came after the agent side ended (node.register), written out
 	// in order with everything else going to the client.
 	answer *Message
+	// end, at the client end, ends the chain with this error once what
+	// was queued toward the client before it is out.
+	end error
 }
 
 const (
@@ -371,12 +374,20 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 		m, err := ep.Read()
 		if err != nil {
 			if d == down {
+				// Under the client end's lock, as the agent side's end
+				// takes it (node.control): exactly one of the two ends the
+				// chain.
 				n.mu.Lock()
 				gone := c.gone
+				if gone == nil && errors.Is(err, io.EOF) {
+					c.clientGone.Store(true)
+				}
 				n.mu.Unlock()
 				if gone != nil {
-					// Both sides have ended.
-					c.end(fmt.Errorf("%w: %w", ErrAgentGone, gone))
+					// Both sides have ended: end behind the answers to
+					// requests turned away (node.answerGone), which are
+					// queued toward the client.
+					n.q[up].push(&Message{ctl: &control{end: fmt.Errorf("%w: %w", ErrAgentGone, gone)}}, false)
 					return
 				}
 				if !errors.Is(err, io.EOF) {
@@ -385,7 +396,6 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 				}
 				// The client is gone: close the agent's input, deliver what
 				// it still says for a short while, then end.
-				c.clientGone.Store(true)
 				n.next(d).q[d].push(&Message{ctl: &control{err: err}}, false)
 				t := time.AfterFunc(c.drain, func() { c.end(nil) })
 				go func() {
@@ -455,27 +465,36 @@ func (n *node) control(d direction, m *Message) {
 		// Only pushed at the client end (node.answerGone).
 		ep := n.comp.(*endComp).ep
 		n.c.trace(n, up, m.ctl.answer)
-		if ep.Write(m.ctl.answer) == nil {
-			if f, ok := ep.(interface{ Flush() error }); ok {
-				f.Flush()
-			}
+		err := ep.Write(m.ctl.answer)
+		if f, ok := ep.(interface{ Flush() error }); ok && err == nil {
+			err = f.Flush()
+		}
+		if err != nil {
+			n.writeFailed(err)
 		}
 		return
 	}
+	if m.ctl.end != nil {
+		// Only pushed at the client end (Chain.read).
+		n.c.end(m.ctl.end)
+		return
+	}
 	n.mu.Lock()
+	clientGone := n.c.clientGone.Load()
 	var orphans []*pending
 	for k, p := range n.h[down].pending {
 		if p.waiter != nil {
 			close(p.waiter)
-		} else if n.idx == 0 && !n.c.clientGone.Load() {
+		} else if n.idx == 0 && !clientGone {
 			orphans = append(orphans, p)
 		}
 		delete(n.h[down].pending, k)
 	}
-	if n.idx == 0 {
+	if n.idx == 0 && !clientGone {
 		// Under the same lock as the pending requests are taken: a client
 		// request is either among them or registered after, and answered
-		// there.
+		// there; and the client's end of input, taking the lock too, sees
+		// it and ends the chain (Chain.read).
 		n.c.gone = m.ctl.err
 	}
 	n.mu.Unlock()
@@ -500,7 +519,7 @@ func (n *node) control(d direction, m *Message) {
 	if f, ok := ep.(interface{ Flush() error }); ok {
 		f.Flush()
 	}
-	if n.c.clientGone.Load() {
+	if clientGone {
 		n.c.end(nil)
 		return
 	}
