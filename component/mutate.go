@@ -149,6 +149,10 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 		// A link is moved as mv moves it: the link, not its target (which
 		// resolve checked is inside the workspace, as everything is).
 		oldPath = link
+	} else if s.holdsRoot(oldPath) {
+		// With additional directories, one root could be moved into
+		// another: the session and its servers would lose their folder.
+		return nil, fmt.Errorf("rename_file: %s is a workspace folder of this session (or holds one); it cannot be moved", relPath(s.Root, oldPath))
 	}
 	newPath, err := s.resolve(in.NewName)
 	if err != nil {
@@ -446,7 +450,7 @@ func (s *Session) listActions(at string, actions []codeAction, in Input) *answer
 	off := min(max(in.Offset, 0), len(actions))
 	end := len(actions)
 	if in.Limit > 0 {
-		end = min(off+in.Limit, end)
+		end = off + min(in.Limit, end-off) // off+Limit could overflow
 	}
 	long := budget / 10
 	lines := make([]string, 0, end-off)

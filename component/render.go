@@ -331,7 +331,8 @@ func page(in Input, items []item, l *listing) {
 	if lim <= 0 {
 		lim = DefaultPageSize // call fills Limit from the session's PageSize first
 	}
-	end := min(off+lim, len(items))
+	// off+lim could overflow for a huge limit: the rest is what can be.
+	end := off + min(lim, len(items)-off)
 	l.Offset = off
 	l.Items = items[off:end]
 	if end < len(items) {
@@ -1135,16 +1136,19 @@ const maxGlobFiles = 200
 func (s *Session) glob(pattern string) ([]string, error) {
 	base := s.Root
 	if filepath.IsAbs(pattern) {
+		// The deepest root that holds the pattern: a root nested in
+		// another may be in a folder the walk skips (vendor, dot folders).
 		base = ""
+		rel := ""
 		for _, root := range append([]string{s.Root}, s.Extra...) {
-			if rel, err := filepath.Rel(root, pattern); err == nil && !climbs(rel) {
-				base, pattern = root, rel
-				break
+			if r, err := filepath.Rel(root, pattern); err == nil && !climbs(r) && len(root) > len(base) {
+				base, rel = root, r
 			}
 		}
 		if base == "" {
 			return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.workspace())
 		}
+		pattern = rel
 	}
 	pattern = filepath.ToSlash(pattern)
 	if strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") {

@@ -2,6 +2,7 @@ package component
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,5 +131,68 @@ func TestSessionExtraRoots(t *testing.T) {
 				t.Errorf("outside: %v, want it to name %s", err, s.workspace())
 			}
 		})
+	}
+}
+
+// TestHugeLimitAndOffset: the largest integers as offset and limit page
+// like any others (off+limit used to overflow and panic, which took the
+// whole process down on the SDK's paths).
+func TestHugeLimitAndOffset(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	uri := "file://" + filepath.Join(s.Root, "main.go")
+	fb.set("textDocument/references", fmt.Sprintf(`[{"uri":%q,"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}},{"uri":%q,"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}}}]`, uri, uri))
+	fb.set("textDocument/codeAction", `[{"title":"one"},{"title":"two"}]`)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add", "offset": 1, "limit": math.MaxInt64}, "main.go:8:14"},
+		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add", "offset": math.MaxInt64, "limit": math.MaxInt64}, "references"},
+		{map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "offset": 1, "limit": math.MaxInt64}, "2. two"},
+		{map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "offset": math.MaxInt64, "limit": math.MaxInt64}, ""},
+	} {
+		text, _ := callTool(t, cs, tc.args)
+		if !strings.Contains(text, tc.want) {
+			t.Errorf("%v: no %q in %s", tc.args, tc.want, text)
+		}
+	}
+}
+
+// TestRootsCannotMove: rename_file refuses to move a workspace folder of
+// the session, or one holding one, which with additional directories could
+// otherwise go into another root; a diagnostics glob in a root nested in a
+// skipped folder (vendor) of the cwd walks that root.
+func TestRootsCannotMove(t *testing.T) {
+	c, s0, fb, _ := setup(t, Config{})
+	extra := filepath.Join(s0.Root, "vendor", "lib")
+	other := t.TempDir()
+	for _, d := range []string{extra, filepath.Join(other, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(extra, "x.go"), []byte("package lib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewSession(s0.Root, other, extra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s)
+	fb.set("workspace/willRenameFiles", `null`)
+	fb.set("workspace/didRenameFiles", `null`)
+	for _, file := range []string{".", s0.Root, other, filepath.Join(s0.Root, "vendor")} {
+		text, isErr := callTool(t, cs, map[string]any{"action": "rename_file", "file": file, "new_name": filepath.Join(other, "sub", "moved"), "apply": true})
+		if !isErr || !strings.Contains(text, "cannot be moved") {
+			t.Errorf("rename_file %s: %s", file, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(extra, "x.go")); err != nil {
+		t.Errorf("a root moved: %v", err)
+	}
+	fb.report = nil
+	text, isErr := callTool(t, cs, map[string]any{"action": "diagnostics", "file": filepath.Join(extra, "*.go")})
+	if isErr && strings.Contains(text, "no file") {
+		t.Errorf("glob in a root under vendor: %s", text)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Properties are the EditorConfig properties of one file. The typed
@@ -107,22 +108,24 @@ func Resolve(path string) (*Properties, error) {
 // readFile parses the .editorconfig at name: nil and no error when there is
 // none.
 func readFile(name string) (*File, error) {
-	fi, err := os.Stat(name)
+	// Opened without blocking and then looked at: a FIFO or a device
+	// would block or never end, and one put in place between a stat and
+	// an open would block the open itself.
+	fd, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	// A FIFO or a device would block or never end.
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", name)
-	}
-	fd, err := os.Open(name)
+	defer fd.Close()
+	fi, err := fd.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	defer fd.Close()
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file", name)
+	}
 	f, err := Parse(fd)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
