@@ -1130,6 +1130,9 @@ func cmpInt(a, b int) int {
 // maxGlobFiles bounds a diagnostics glob.
 const maxGlobFiles = 200
 
+// maxGlobStars bounds the ** in a diagnostics glob.
+const maxGlobStars = 3
+
 // glob matches a pattern with ** for any depth: relative to Root, or
 // absolute in one of the session's roots. It stops after maxGlobFiles+1
 // matches: more than maxGlobFiles means the list was cut.
@@ -1151,6 +1154,11 @@ func (s *Session) glob(pattern string) ([]string, error) {
 		pattern = rel
 	}
 	pattern = filepath.ToSlash(pattern)
+	if strings.Count(pattern, "**") > maxGlobStars {
+		// globMatch tries every way to split a path among them: with
+		// many, one deep path takes combinatorial time.
+		return nil, fmt.Errorf("glob %q has more than %d ** in it; use fewer", pattern, maxGlobStars)
+	}
 	if strings.HasPrefix(pattern, "../") || strings.Contains(pattern, "/../") {
 		return nil, fmt.Errorf("glob %q is outside the workspace %s", pattern, s.workspace())
 	}

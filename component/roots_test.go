@@ -196,3 +196,24 @@ func TestRootsCannotMove(t *testing.T) {
 		t.Errorf("glob in a root under vendor: %s", text)
 	}
 }
+
+// TestGlobStarsBounded: a diagnostics glob with many ** is refused at once
+// (matching one deep path against it took combinatorial time); three are
+// fine.
+func TestGlobStarsBounded(t *testing.T) {
+	_, s, _, cs := setup(t, Config{})
+	deep := filepath.Join(append([]string{s.Root}, strings.Split(strings.Repeat("d/", 30), "/")...)...)
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "y.go"), []byte("package d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr := callTool(t, cs, map[string]any{"action": "diagnostics", "file": strings.Repeat("**/", 12) + "z.go"})
+	if !isErr || !strings.Contains(text, "more than 3 **") {
+		t.Errorf("12 **: %s", text)
+	}
+	if _, err := s.glob("**/d/**/d/**/y.go"); err != nil {
+		t.Errorf("3 **: %v", err)
+	}
+}
