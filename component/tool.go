@@ -26,7 +26,7 @@ import (
 // the model reads.
 type Input struct {
 	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, definition, type_definition, implementation, declaration, references, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
-	File   string `json:"file,omitempty" jsonschema:"file path relative to the workspace (or absolute inside it). For diagnostics also a glob (src/**/*.go) or * for the whole workspace."`
+	File   string `json:"file,omitempty" jsonschema:"file path relative to the workspace (or absolute inside it or in one of the session's additional directories). For diagnostics also a glob (src/**/*.go) or * for the whole workspace."`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line number of the position, as shown by the lsp tool or a file read."`
 	Symbol string `json:"symbol,omitempty" jsonschema:"the identifier at the position: with line, the name as written on that line (name#2 = its second occurrence on the line); without line, a symbol name looked up in the workspace (ambiguous names list the candidates). Prefer this to column."`
 	Column int    `json:"column,omitempty" jsonschema:"1-based column in characters on line; only when symbol cannot name the place."`
