@@ -472,7 +472,10 @@ func (s *Session) listActions(at string, actions []codeAction, in Input) *answer
 	}
 	header := func(k int) string {
 		h := fmt.Sprintf("code actions at %s: %d", at, len(actions))
-		if off > 0 || off+k < len(actions) {
+		switch {
+		case k == 0 && off > 0:
+			h += fmt.Sprintf(" (none shown: offset %d is past the last one)", off)
+		case off > 0 || off+k < len(actions):
 			h += fmt.Sprintf(" (showing %d-%d)", off+1, off+k)
 		}
 		return h + "\n"

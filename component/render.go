@@ -417,7 +417,10 @@ func (l *listing) at(level int) *listing {
 func renderLevel(l *listing, level int) string {
 	var b strings.Builder
 	header := fmt.Sprintf("%s: %d", l.Title, l.Total)
-	if l.Offset > 0 || l.NextPage > 0 {
+	switch {
+	case len(l.Items) == 0 && l.Offset > 0:
+		header += fmt.Sprintf(" (none shown: offset %d is past the last one)", l.Offset)
+	case l.Offset > 0 || l.NextPage > 0:
 		header += fmt.Sprintf(" (showing %d-%d)", l.Offset+1, l.Offset+len(l.Items))
 	}
 	b.WriteString(header + "\n")

@@ -136,7 +136,8 @@ func TestSessionExtraRoots(t *testing.T) {
 
 // TestHugeLimitAndOffset: the largest integers as offset and limit page
 // like any others (off+limit used to overflow and panic, which took the
-// whole process down on the SDK's paths).
+// whole process down on the SDK's paths), and an offset past the end says
+// so instead of "showing 3-2".
 func TestHugeLimitAndOffset(t *testing.T) {
 	_, s, fb, cs := setup(t, Config{})
 	uri := "file://" + filepath.Join(s.Root, "main.go")
@@ -147,9 +148,9 @@ func TestHugeLimitAndOffset(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add", "offset": 1, "limit": math.MaxInt64}, "main.go:8:14"},
-		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add", "offset": math.MaxInt64, "limit": math.MaxInt64}, "references"},
+		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add", "offset": math.MaxInt64, "limit": math.MaxInt64}, "(none shown: offset 2 is past the last one)"},
 		{map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "offset": 1, "limit": math.MaxInt64}, "2. two"},
-		{map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "offset": math.MaxInt64, "limit": math.MaxInt64}, ""},
+		{map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "offset": math.MaxInt64, "limit": math.MaxInt64}, "(none shown: offset 2 is past the last one)"},
 	} {
 		text, _ := callTool(t, cs, tc.args)
 		if !strings.Contains(text, tc.want) {
