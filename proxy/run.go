@@ -90,7 +90,7 @@ type Chain struct {
 	// gone is why the agent side ended, once the client end has
 	// answered the requests pending then; guarded by the client end's
 	// node mu. From then on the client's requests are answered with it.
-	gone error
+	gone       error
 	drain      time.Duration
 	clientGone atomic.Bool
 
