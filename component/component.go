@@ -241,13 +241,13 @@ type Session struct {
 	// Config, or what Config.ForSession gave.
 	cfg *Config
 	// Root is the session's workspace (its cwd, symlinks resolved).
-	Root  string
-	check func(string) error
+	Root string
 	// Extra are the session's further workspace roots, its
-	// additionalDirectories (symlinks resolved), and extraChecks their
-	// path checks: its files may be in any root (roots.go).
-	Extra       []string
-	extraChecks []func(string) error
+	// additionalDirectories (symlinks resolved): its files may be in any
+	// root (roots.go).
+	Extra []string
+	// checks are the path checks of Root and then of each of Extra.
+	checks []func(string) error
 	// foreign remembers paths beside the workspace seen with no link on
 	// them, for answers to come (render.go).
 	foreign plainPaths
@@ -432,28 +432,14 @@ func (c *Component) sessionFromRequest(r *http.Request) *Session {
 // warning: the session works in the others. The session's MCP server is
 // reachable over both transports when this returns.
 func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
-	if !filepath.IsAbs(cwd) {
-		return nil, fmt.Errorf("component: session cwd %q is not absolute", cwd)
-	}
-	root, err := filepath.EvalSymlinks(cwd)
-	if err != nil {
-		return nil, fmt.Errorf("component: session cwd: %w", err)
-	}
-	check, err := edit.RootChecker(root)
+	root, check, err := workspaceRoot(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("component: session cwd: %w", err)
 	}
 	var roots []string
-	var checks []func(string) error
+	checks := []func(string) error{check}
 	for _, dir := range extra {
-		real, err := filepath.EvalSymlinks(dir)
-		if err == nil && !filepath.IsAbs(dir) {
-			err = errors.New("not an absolute path")
-		}
-		var rc func(string) error
-		if err == nil {
-			rc, err = edit.RootChecker(real)
-		}
+		real, rc, err := workspaceRoot(dir)
 		if err != nil {
 			c.log.Warn("additional directory left out of the session's workspace", "dir", dir, "err", err)
 			continue
@@ -471,7 +457,7 @@ func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
 		}
 		cfg = &sc
 	}
-	s := &Session{c: c, token: newToken(), Root: root, check: check, Extra: roots, extraChecks: checks, cfg: cfg,
+	s := &Session{c: c, token: newToken(), Root: root, Extra: roots, checks: checks, cfg: cfg,
 		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))

@@ -822,11 +822,11 @@ func TestRendererWithin(t *testing.T) {
 	for _, tc := range append(cases, cases...) {
 		r := s.newRenderer()
 		got := r.within(tc.path)
-		if got != tc.want || got != (s.check(tc.path) == nil) {
-			t.Errorf("within(%s) = %v, want %v (the session's check: %v)", tc.path, got, tc.want, s.check(tc.path))
+		if got != tc.want || got != (s.checkPath(tc.path) == nil) {
+			t.Errorf("within(%s) = %v, want %v (the session's check: %v)", tc.path, got, tc.want, s.checkPath(tc.path))
 		}
 		// A second path in the same answer shares the directories seen.
-		if again := r.within(filepath.Join(filepath.Dir(tc.path), "main.go")); again != (s.check(filepath.Join(filepath.Dir(tc.path), "main.go")) == nil) {
+		if again := r.within(filepath.Join(filepath.Dir(tc.path), "main.go")); again != (s.checkPath(filepath.Join(filepath.Dir(tc.path), "main.go")) == nil) {
 			t.Errorf("within(%s) after %s = %v, the session's check disagrees", filepath.Join(filepath.Dir(tc.path), "main.go"), tc.path, again)
 		}
 	}

@@ -190,11 +190,7 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 // link leads, which is what reading a file needs; moving one must not move
 // what it leads to.
 func (s *Session) linkEntry(file string) (string, bool, error) {
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Root, p)
-	}
-	p = filepath.Clean(p)
+	p := s.absPath(file)
 	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		return "", false, nil
 	}

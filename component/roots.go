@@ -1,6 +1,8 @@
 package component
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -44,16 +46,42 @@ func (s *Session) holdsRoot(path string) bool {
 // path resolves inside one of its roots, else the error of the check
 // against Root, which words the refusal.
 func (s *Session) checkPath(path string) error {
-	err := s.check(path)
+	err := s.checks[0](path)
 	if err == nil {
 		return nil
 	}
-	for _, check := range s.extraChecks {
+	for _, check := range s.checks[1:] {
 		if check(path) == nil {
 			return nil
 		}
 	}
 	return err
+}
+
+// workspaceRoot resolves dir, an absolute folder, as a session root: its
+// real path and the check of paths inside it.
+func workspaceRoot(dir string) (string, func(string) error, error) {
+	if !filepath.IsAbs(dir) {
+		return "", nil, fmt.Errorf("%q is not an absolute path", dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	check, err := edit.RootChecker(real)
+	if err != nil {
+		return "", nil, err
+	}
+	return real, check, nil
+}
+
+// absPath is a file argument as an absolute, clean path: relative ones are
+// taken from Root. Nothing is resolved or checked.
+func (s *Session) absPath(file string) string {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(s.Root, file)
+	}
+	return filepath.Clean(file)
 }
 
 // workspace names the session's roots in messages.

@@ -267,11 +267,7 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 	if file == "" {
 		return "", false, errors.New("file is required")
 	}
-	p := file
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Root, p)
-	}
-	p = filepath.Clean(p)
+	p := s.absPath(file)
 	// One EvalSymlinks answers an existing file inside the workspace (the
 	// Root is resolved already); the full check, a few times the lstats,
 	// runs only for the rest: files not there (yet) and refusals, whose
