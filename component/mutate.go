@@ -443,11 +443,7 @@ type actionList struct {
 // cannot take the budget alone.
 func (s *Session) listActions(at string, actions []codeAction, in Input) *answer {
 	budget := s.cfg.Budget
-	off := min(max(in.Offset, 0), len(actions))
-	end := len(actions)
-	if in.Limit > 0 {
-		end = off + min(in.Limit, end-off) // off+Limit could overflow
-	}
+	off, end := window(in, len(actions))
 	long := budget / 10
 	lines := make([]string, 0, end-off)
 	list := make([]listedAction, 0, end-off)

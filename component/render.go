@@ -320,19 +320,22 @@ type fileCount struct {
 // Form.
 var forms = [...]string{"full", "no_context", "counts", "total"}
 
-// page cuts items to the requested window and notes what was left.
-func page(in Input, items []item, l *listing) {
-	l.Total = len(items)
-	off := max(in.Offset, 0)
-	if off > len(items) {
-		off = len(items)
-	}
+// window is the page in's offset and limit ask for among n results:
+// results off to end.
+func window(in Input, n int) (off, end int) {
+	off = min(max(in.Offset, 0), n)
 	lim := in.Limit
 	if lim <= 0 {
 		lim = DefaultPageSize // call fills Limit from the session's PageSize first
 	}
 	// off+lim could overflow for a huge limit: the rest is what can be.
-	end := off + min(lim, len(items)-off)
+	return off, off + min(lim, n-off)
+}
+
+// page cuts items to the requested window and notes what was left.
+func page(in Input, items []item, l *listing) {
+	l.Total = len(items)
+	off, end := window(in, len(items))
 	l.Offset = off
 	l.Items = items[off:end]
 	if end < len(items) {
