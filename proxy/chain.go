@@ -550,7 +550,7 @@ func (n *node) answerGone(m *Message) {
 	n.mu.Lock()
 	gone := n.c.gone
 	n.mu.Unlock()
-	resp := NewErrorResponse(m.ID, CodeInternalError, "agent exited before answering "+m.Method+": "+gone.Error(), nil)
+	resp := goneAnswer(m.ID, m.Method, gone)
 	m.release()
 	n.q[up].push(&Message{ctl: &control{answer: resp}}, false)
 }

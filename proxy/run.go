@@ -215,12 +215,23 @@ func (n *node) writeFailed(err error) {
 	n.c.agentWriteOnce.Do(func() {
 		n.c.log.Debug("write to the agent failed; waiting for the end of its output", "err", err)
 		ep := n.comp.(*endComp).ep
-		t := time.AfterFunc(n.c.drain, func() { ep.Close() })
-		go func() {
-			<-n.c.ended
-			t.Stop()
-		}()
+		n.c.afterDrain(func() { ep.Close() })
 	})
+}
+
+// goneAnswer is the answer to the client's request id (method) that the
+// agent side, ended for why, will never answer.
+func goneAnswer(id json.RawMessage, method string, why error) *Message {
+	return NewErrorResponse(id, CodeInternalError, "agent exited before answering "+method+": "+why.Error(), nil)
+}
+
+// afterDrain runs f after the drain bound unless the chain ends first.
+func (c *Chain) afterDrain(f func()) {
+	t := time.AfterFunc(c.drain, f)
+	go func() {
+		<-c.ended
+		t.Stop()
+	}()
 }
 
 func (c *Chain) end(err error) {
@@ -397,11 +408,7 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 				// The client is gone: close the agent's input, deliver what
 				// it still says for a short while, then end.
 				n.next(d).q[d].push(&Message{ctl: &control{err: err}}, false)
-				t := time.AfterFunc(c.drain, func() { c.end(nil) })
-				go func() {
-					<-c.ended
-					t.Stop()
-				}()
+				c.afterDrain(func() { c.end(nil) })
 				return
 			}
 			if errors.Is(err, io.EOF) {
@@ -509,8 +516,7 @@ func (n *node) control(d direction, m *Message) {
 	}
 	ep := n.comp.(*endComp).ep
 	for _, p := range orphans {
-		msg := "agent exited before answering " + p.method + ": " + m.ctl.err.Error()
-		resp := NewErrorResponse(p.orig, CodeInternalError, msg, nil)
+		resp := goneAnswer(p.orig, p.method, m.ctl.err)
 		n.c.trace(n, up, resp)
 		if err := ep.Write(resp); err != nil {
 			break
@@ -527,11 +533,7 @@ func (n *node) control(d direction, m *Message) {
 	// they are answered with this error as they come (node.register),
 	// until the client's input ends or, at most, the drain bound.
 	err := fmt.Errorf("%w: %w", ErrAgentGone, m.ctl.err)
-	t := time.AfterFunc(n.c.drain, func() { n.c.end(err) })
-	go func() {
-		<-n.c.ended
-		t.Stop()
-	}()
+	n.c.afterDrain(func() { n.c.end(err) })
 }
 
 func (c *Chain) allocID() json.RawMessage {
