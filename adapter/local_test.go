@@ -265,12 +265,8 @@ func TestSessionRoots(t *testing.T) {
 		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
 			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
-		probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
-		m := tc.call(t, 100+i, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
-		inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
-		outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
-		if want := i != 4; inside != want || outside == want {
-			t.Errorf("%s %s: %s", method, cwd, m.Raw)
+		if want, raw := i != 4, tc.probeRoot(t, 100+i, dir); raw != want {
+			t.Errorf("%s %s: root %v, want %v", method, cwd, raw, want)
 		}
 	}
 }
@@ -302,12 +298,8 @@ func TestSessionAdditionalRoots(t *testing.T) {
 			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
 		check := func(dir string, want bool) {
-			probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
-			m := tc.call(t, 100+i, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
-			inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
-			outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
-			if inside != want || outside == want {
-				t.Errorf("%s: %s root %v: %s", tt.method, dir, want, m.Raw)
+			if got := tc.probeRoot(t, 100+i, dir); got != want {
+				t.Errorf("%s: %s root %v, want %v", tt.method, dir, got, want)
 			}
 		}
 		for _, d := range tt.roots {
@@ -317,4 +309,19 @@ func TestSessionAdditionalRoots(t *testing.T) {
 			check(d, false)
 		}
 	}
+}
+
+// probeRoot reports whether dir is a workspace root of the adapter, by
+// asking about a file there no server handles: inside a root that is the
+// refusal, outside every root the other; anything else fails the test.
+func (tc *testChain) probeRoot(t *testing.T, id int, dir string) bool {
+	t.Helper()
+	probe := edit.URIFromPath(filepath.Join(dir, "x.nolang"))
+	m := tc.call(t, id, "_lsp/request", fmt.Sprintf(`{"uri":%q,"method":"textDocument/hover","params":{}}`, probe), nil)
+	inside := m.Error != nil && strings.Contains(m.Error.Message, "no language server handles this file type")
+	outside := m.Error != nil && strings.Contains(m.Error.Message, "outside every workspace root")
+	if inside == outside {
+		t.Fatalf("probe of %s: %s", dir, m.Raw)
+	}
+	return inside
 }
