@@ -22,23 +22,12 @@ func wireChain(t *testing.T) (*acptest.Peer, *Stage) {
 	}
 	editor, cep := acptest.New("editor", nil)
 	agent, aep := acptest.New("agent", nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		editor.Close()
-		agent.Close()
-		<-done
-		cep.Close()
-		aep.Close()
+	runChain(t, editor, agent, cep, aep, func() {
 		for range editor.Messages() {
 		}
 		for range agent.Messages() {
 		}
-	})
+	}, st)
 	if _, err := st.waitHop(context.Background()); err != nil {
 		t.Fatal(err)
 	}

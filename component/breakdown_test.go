@@ -172,24 +172,13 @@ func breakdown(b *testing.B, action string) {
 	editor, cep := newWirePeer("editor", nil)
 	agent, aep := newWirePeer("agent", nil)
 	sc.editor, sc.agent = editor, agent
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, spy{mk}, st}}).Run(ctx)
-	}()
-	b.Cleanup(func() {
-		cancel()
-		editor.Close()
-		agent.Close()
-		<-done
-		cep.Close()
-		aep.Close()
+	ctx := runChain(b, editor, agent, cep, aep, func() {
 		a.Close()
 		for range editor.in {
 		}
 		for range agent.in {
 		}
-	})
+	}, a, spy{mk}, st)
 	// session/new through the chain, as open does, with a marking client.
 	editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
 	agent.recv(b)

@@ -95,18 +95,7 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 	})
 	agent, aep := newWirePeer("agent", nil)
 	sc.editor, sc.agent = editor, agent
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, st}}).Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		editor.Close()
-		agent.Close()
-		<-done
-		cep.Close()
-		aep.Close()
+	runChain(t, editor, agent, cep, aep, func() {
 		if err := a.Close(); err != nil {
 			t.Errorf("adapter close: %v", err)
 		}
@@ -114,7 +103,7 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 		}
 		for range agent.in {
 		}
-	})
+	}, a, st)
 	return sc
 }
 

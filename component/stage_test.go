@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,10 +60,20 @@ func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context)
 	t.Helper()
 	editor, cep := pipeEnd()
 	agent, aep := pipeEnd()
+	return editor, agent, runChain(t, editor, agent, cep, aep, nil, st)
+}
+
+// runChain runs a chain of comps between the endpoints cep and aep, whose
+// outside ends are editor and agent, until the test ends: then the chain
+// is cancelled, the outside ends closed, the chain waited for and the
+// endpoints closed, and after (when not nil) runs last. It returns the
+// chain's context.
+func runChain(t testing.TB, editor, agent io.Closer, cep, aep *proxy.Stream, after func(), comps ...proxy.Component) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}}).Run(ctx)
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: comps}).Run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -71,8 +82,11 @@ func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context)
 		<-done
 		cep.Close()
 		aep.Close()
+		if after != nil {
+			after()
+		}
 	})
-	return editor, agent, ctx
+	return ctx
 }
 
 func TestStageChain(t *testing.T) {
