@@ -173,6 +173,12 @@ func (a *Adapter) Name() string { return "adapter" }
 // so a reader may keep batching writes across them.
 func (a *Adapter) Nonblocking() {}
 
+// Barrier implements proxy.Barrier: every handler passes on what it was
+// given before it returns (Run and the request goroutines only originate
+// messages), so an end of input travels on at once, and the agent sees
+// the editor's end rather than being stopped after the drain bound.
+func (a *Adapter) Barrier(_ bool, pass func()) { pass() }
+
 // Run implements proxy.Runner: it forwards what local servers publish as
 // `_lsp/publishDiagnostics` toward the agent until the chain stops, then
 // waits for the requests it is still answering.

@@ -94,6 +94,12 @@ func (st *Stage) Name() string { return "component" }
 // as soon as the listeners are open.
 func (st *Stage) Nonblocking() {}
 
+// Barrier implements proxy.Barrier: every handler passes on what it was
+// given before it returns (its goroutines only originate messages), so an
+// end of input travels on at once, and the agent sees the editor's end
+// rather than being stopped after the drain bound.
+func (st *Stage) Barrier(_ bool, pass func()) { pass() }
+
 // Passes implements proxy.Passer: the stage changes no notification going
 // to the client and, going to the agent, looks only at the LSP extension
 // notifications it caches, so an agent's session/update stream (and

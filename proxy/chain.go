@@ -193,10 +193,15 @@ type node struct {
 	mu   sync.Mutex
 	h    [2]half // h[down]: requests sent toward the agent
 
-	flusher Flusher     // what buffers n's output, or nil
-	dirty   atomic.Bool // written by a batching reader and not flushed
-	quick   bool        // an end or a Nonblocking component
-	passer  Passer      // n's comp as a Passer (nil when not, or tracing)
+	flusher Flusher // what buffers n's output, or nil
+	// dirty[d]: written by the batching reader of direction d and not
+	// flushed. Per direction, as each reader flushes only what it wrote
+	// itself: the agent's reader flushing the client's writes to the
+	// agent would wait on the agent's input while the agent waits for
+	// it to read (issue 18: a flood froze the chain for good).
+	dirty  [2]atomic.Bool
+	quick  bool   // an end or a Nonblocking component
+	passer Passer // n's comp as a Passer (nil when not, or tracing)
 }
 
 // Hop is a component's handle on the chain at its position. Its methods
@@ -460,7 +465,7 @@ func (n *node) drain(d direction, drv *driver) {
 		return
 	}
 	if drv.batch {
-		n.dirty.Store(true)
+		n.dirty[drv.dir].Store(true)
 		return
 	}
 	n.flush()
@@ -753,7 +758,7 @@ func (n *node) handle(ctx context.Context, d direction, m *Message, drv *driver)
 	m.sent.Store(false)
 	if !n.quick && drv.batch {
 		// The handler may wait: what the reader wrote before goes out now.
-		n.c.flushDirty()
+		n.c.flushDirty(drv.dir)
 	}
 	m.own() // a handler may keep m beyond this call
 	// A hop of its own for this call: sends made through it while the

@@ -352,10 +352,12 @@ type IdleNotifier interface {
 	OnIdle(f func())
 }
 
-// flushDirty flushes every node a batching reader wrote to.
-func (c *Chain) flushDirty() {
+// flushDirty flushes every node the batching reader of direction d
+// wrote to, and only those: a reader never waits on writing to its own
+// side, which may be waiting for it to read.
+func (c *Chain) flushDirty(d direction) {
 	for _, n := range c.nodes {
-		if n.flusher != nil && n.dirty.Swap(false) {
+		if n.flusher != nil && n.dirty[d].Swap(false) {
 			n.flush()
 		}
 	}
@@ -377,9 +379,9 @@ func (c *Chain) read(n *node, d direction, ep Endpoint) {
 	}
 	if in, ok := ep.(IdleNotifier); ok {
 		drv.batch = true
-		beforeWait = c.flushDirty
-		in.OnIdle(c.flushDirty)
-		defer c.flushDirty()
+		beforeWait = func() { c.flushDirty(d) }
+		in.OnIdle(beforeWait)
+		defer beforeWait()
 	}
 	for {
 		m, err := ep.Read()
