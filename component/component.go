@@ -237,6 +237,10 @@ type Component struct {
 type Session struct {
 	c     *Component
 	token string
+	// sock names the session's socket in the socket folder. It is on the
+	// bridge's command line, which every local user can read, so it owes
+	// nothing to token; the folder (0700) is what keeps others out.
+	sock string
 	// cfg holds the settings of this session's calls: the Component's
 	// Config, or what Config.ForSession gave.
 	cfg *Config
@@ -375,10 +379,14 @@ func (c *Component) HTTPAddr() string { return c.httpLn.Addr().String() }
 // SocketDir returns the private socket folder.
 func (c *Component) SocketDir() string { return c.sockDir }
 
-func newToken() string {
-	var b [24]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+// newToken returns a session's secret: its HTTP bearer token.
+func newToken() string { return randomHex(24) }
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // authenticate refuses a request from a browser page that is not this
@@ -508,7 +516,7 @@ func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
 		}
 		cfg = &sc
 	}
-	s := &Session{c: c, token: newToken(), Root: root, Extra: roots, checks: checks, cfg: cfg,
+	s := &Session{c: c, token: newToken(), sock: randomHex(8) + ".sock", Root: root, Extra: roots, checks: checks, cfg: cfg,
 		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))
@@ -528,7 +536,7 @@ func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
 }
 
 func (c *Component) socketPath(s *Session) string {
-	return filepath.Join(c.sockDir, s.token[:16]+".sock")
+	return filepath.Join(c.sockDir, s.sock)
 }
 
 func (c *Component) serveSocket(s *Session, ln net.Listener) {

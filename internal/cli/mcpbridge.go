@@ -25,10 +25,12 @@ func (*mcpBridgeCmd) Usage() string {
 Copies stdin to the unix socket PATH and the socket to stdout, unchanged, until
 either side closes. acp-lsp puts this command in the mcpServers entry it adds
 to an agent's session when the agent gets the lsp tool over stdio; the socket
-lives in a folder only the user can open (0700). You do not run it by hand.
+lives in a folder only the user can open (0700), which is the only lock: the
+command line, which every local user can read, holds no secret. You do not
+run it by hand.
 
 Example (the entry acp-lsp adds to an agent's session/new):
-  {"name":"acp-lsp","command":"/usr/local/bin/acp-lsp","args":["mcp-bridge","--socket","/tmp/acp-lsp-1234/1.sock"],"env":[]}
+  {"name":"acp-lsp","command":"/usr/local/bin/acp-lsp","args":["mcp-bridge","--socket","/tmp/acp-lsp-1234/5f0c9e2a7b3d4e61.sock"],"env":[]}
 `
 }
 
