@@ -266,6 +266,9 @@ type Session struct {
 	// line:message.
 	reported map[string]map[string]bool
 	server   *mcp.Server
+	// unredact ends the chain trace's redaction of token (Stage, through
+	// proxy.Hop.Redact) when the session closes.
+	unredact func()
 }
 
 // New returns a Component answering through backend. Call Start before
@@ -575,6 +578,13 @@ func (c *Component) CloseSession(s *Session) {
 	c.mu.Unlock()
 	if ln != nil {
 		ln.Close()
+	}
+	s.mu.Lock()
+	unredact := s.unredact
+	s.unredact = nil
+	s.mu.Unlock()
+	if unredact != nil {
+		unredact()
 	}
 	for ss := range s.server.Sessions() {
 		if id := ss.ID(); id != "" {

@@ -157,6 +157,12 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			hop.ToAgent(m)
 			return
 		}
+		// The token is the session's credential: kept out of a trace
+		// file, which outlives the session and gets shared.
+		unredact := hop.Redact(s.token)
+		s.mu.Lock()
+		s.unredact = unredact
+		s.mu.Unlock()
 		if m.Method != "session/load" && m.Method != "session/resume" {
 			// A fork's sessionId is its source's: the fork's own id is in
 			// the answer alone.

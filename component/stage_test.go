@@ -70,18 +70,25 @@ func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context)
 // chain's context.
 func runChain(t testing.TB, editor, agent io.Closer, cep, aep *proxy.Stream, after func(), comps ...proxy.Component) context.Context {
 	t.Helper()
+	return runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Components: comps}, after)
+}
+
+// runChainConfig is runChain with the chain's whole Config (its Client
+// and Agent the endpoints of editor and agent).
+func runChainConfig(t testing.TB, editor, agent io.Closer, cfg proxy.Config, after func()) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: comps}).Run(ctx)
+		done <- proxy.NewChain(cfg).Run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		editor.Close()
 		agent.Close()
 		<-done
-		cep.Close()
-		aep.Close()
+		cfg.Client.Close()
+		cfg.Agent.Close()
 		if after != nil {
 			after()
 		}

@@ -88,12 +88,20 @@ func startChainHeld(t *testing.T, hold <-chan struct{}, comps ...Component) *har
 // starts (nil: none), for tests that watch its internals.
 func startChainSetUp(t *testing.T, hold <-chan struct{}, setup func(*Chain), comps ...Component) *harness {
 	t.Helper()
+	return startChainConfig(t, hold, Config{Components: comps}, setup)
+}
+
+// startChainConfig is startChainSetUp with the chain's Config (its ends
+// are the harness's peers).
+func startChainConfig(t *testing.T, hold <-chan struct{}, cfg Config, setup func(*Chain)) *harness {
+	t.Helper()
 	c, cep := newPeerPair(hold)
 	cep.opts.ReplyParseErrors = true
 	a, aep := newPeerPair(nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{client: c, agent: a, done: make(chan error, 1), cancel: cancel}
-	ch := NewChain(Config{Client: cep, Agent: aep, Components: comps})
+	cfg.Client, cfg.Agent = cep, aep
+	ch := NewChain(cfg)
 	if setup != nil {
 		setup(ch)
 	}

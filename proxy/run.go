@@ -83,6 +83,8 @@ type Chain struct {
 	traceMu sync.Mutex
 	traceW  io.Writer
 	traceB  []byte
+	// secrets are written to the trace as redactedMark (Hop.Redact).
+	secrets []*redaction
 
 	// agentWriteOnce makes the first failed write to the agent end
 	// start its bound (node.writeFailed).
@@ -546,7 +548,8 @@ func (c *Chain) allocID() json.RawMessage {
 	return json.RawMessage(strconv.FormatUint(id, 10))
 }
 
-// trace writes one trace line; the message is embedded, not re-encoded.
+// trace writes one trace line; the message is embedded, not re-encoded,
+// with the secrets registered by Hop.Redact blotted out.
 func (c *Chain) trace(n *node, d direction, m *Message) {
 	if c.traceW == nil {
 		return
@@ -562,7 +565,7 @@ func (c *Chain) trace(n *node, d direction, m *Message) {
 	b = append(b, `,"dir":"`...)
 	b = append(b, d.String()...)
 	b = append(b, `","msg":`...)
-	b = append(b, m.Raw...)
+	b = appendRedacted(b, m.Raw, c.secrets)
 	b = append(b, "}\n"...)
 	c.traceW.Write(b)
 	if cap(b) < 1<<20 {
