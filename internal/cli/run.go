@@ -96,7 +96,7 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 		done: func() {},
 	}
 	if cfg.Log.TraceFile != "" {
-		tf, err := os.Create(cfg.Log.TraceFile)
+		tf, err := createTrace(cfg.Log.TraceFile)
 		if err != nil {
 			return nil, UsageErrorf("log.trace_file: %v", err)
 		}
