@@ -557,6 +557,9 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkParamURIs(params); err != nil {
+		return nil, fmt.Errorf("request %s: %w; nothing was sent", in.Method, err)
+	}
 	if ask := s.c.cfg.AskPermission; ask != nil && !readOnlyMethods[in.Method] {
 		// Anything but a known query may change files: a command runs on
 		// the server, which can answer it with workspace/applyEdit; a
