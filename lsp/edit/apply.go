@@ -20,9 +20,9 @@ var (
 	// ErrVersion is a TextDocumentEdit computed for another version of the
 	// document than the one the caller holds.
 	ErrVersion = errors.New("document version mismatch")
-	// ErrChanged is a file that changed on disk between validation and
-	// writing; the edit is rolled back.
-	ErrChanged = errors.New("file changed on disk during the edit")
+	// ErrChanged is a path that changed on disk between validation and
+	// writing; nothing is written, or what was is rolled back.
+	ErrChanged = errors.New("changed on disk since the edit was validated")
 )
 
 // Options configure Apply and Preview.
@@ -203,15 +203,21 @@ func Apply(ctx context.Context, we *WorkspaceEdit, opts Options) (*Result, error
 }
 
 // Apply writes the plan: if any step fails, every step already done is
-// undone and the error says so. Each file is checked just before it is
-// written: one whose content differs from what was validated stops the
-// apply with ErrChanged and rolls back. ctx is checked between steps.
+// undone and the error says so. First everything validation read from the
+// disk is read again (contents, modes, folder entries, where links lead):
+// any difference refuses the apply with ErrChanged before anything is
+// written. Each file is checked again just before it is written: one
+// whose content differs from what was validated stops the apply with
+// ErrChanged and rolls back. ctx is checked between steps.
 func (p *Plan) Apply(ctx context.Context) (*Result, error) {
 	if p.applied {
 		return nil, errors.New("edit: apply: plan already applied")
 	}
 	p.applied = true
 	s := p.s
+	if err := s.verify(); err != nil {
+		return nil, err
+	}
 	res := *p.res
 	res.Applied = true
 	done := 0

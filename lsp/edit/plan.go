@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -48,6 +52,28 @@ type sim struct {
 	// edited maps the resolved path of every edited file to the path the
 	// edit named it by, to catch one file reached through two paths.
 	edited map[string]string
+	// seen is what validation read from the disk, by path, for Apply to
+	// check again (verify).
+	seen map[string]*observed
+}
+
+// observed is what validation saw of one path on disk.
+type observed struct {
+	exists bool
+	mode   fs.FileMode
+	// real is the path with ".." and links resolved ("" when that
+	// failed): a link above it that now leads elsewhere changes it.
+	real string
+	// sum is the content's hash, when validation read the content.
+	sum *[sha256.Size]byte
+	// size and mtime stand for the content of a regular file validation
+	// did not read (one inside a folder deleted or moved): reading a
+	// whole tree to delete it would cost more than the delete.
+	size  int64
+	mtime time.Time
+	// names are a directory's entries, when validation listed them.
+	names  []string
+	listed bool
 }
 
 type retired struct {
@@ -77,7 +103,7 @@ func plan(ctx context.Context, we *WorkspaceEdit, opts *Options) (*sim, error) {
 		}
 		opts.CheckPath = check
 	}
-	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}, edited: map[string]string{}}
+	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}, edited: map[string]string{}, seen: map[string]*observed{}}
 	changes := we.DocumentChanges
 	if len(changes) == 0 {
 		uris := make([]string, 0, len(we.Changes))
@@ -163,13 +189,87 @@ func (s *sim) get(p string) (*vnode, error) {
 		if errors.Is(err, fs.ErrNotExist) || isNotDir(err) {
 			n := &vnode{real: true}
 			s.nodes[p] = n
+			s.seen[p] = &observed{real: s.resolved(p)}
 			return n, nil
 		}
 		return nil, err
 	}
 	n := &vnode{exists: true, real: true, dir: fi.IsDir(), mode: fi.Mode(), src: p}
 	s.nodes[p] = n
+	s.seen[p] = &observed{exists: true, mode: fi.Mode(), real: s.resolved(p), size: fi.Size(), mtime: fi.ModTime()}
 	return n, nil
+}
+
+// resolved is resolvePath's answer for p, "" when it fails.
+func (s *sim) resolved(p string) string {
+	r, err := resolvePath(s.fs, p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// verify reports, as ErrChanged, the paths whose state on disk differs
+// from what validation read: an edit shown to the user must not land on
+// files that changed since, however long they took to allow it. Each
+// write and move checks its own file again as it runs; this also covers
+// what none of them reads again: the files inside a folder deleted or
+// moved, a link above a path that now leads elsewhere, a mode.
+func (s *sim) verify() error {
+	var changed []string
+	for _, p := range slices.Sorted(maps.Keys(s.seen)) {
+		if !s.seen[p].still(s, p) {
+			changed = append(changed, p)
+		}
+	}
+	if len(changed) > 0 {
+		return fmt.Errorf("edit: apply: %s: %w; nothing was changed", strings.Join(changed, ", "), ErrChanged)
+	}
+	return nil
+}
+
+// still reports whether p is on disk as o saw it.
+func (o *observed) still(s *sim, p string) bool {
+	fi, err := s.fs.Lstat(p)
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !isNotDir(err):
+		return false // cannot tell: changed, for safety
+	case (err == nil) != o.exists:
+		return false
+	case err == nil && fi.Mode() != o.mode:
+		return false
+	case err == nil && o.sum == nil && fi.Mode().IsRegular() && (fi.Size() != o.size || !fi.ModTime().Equal(o.mtime)):
+		return false
+	case s.resolved(p) != o.real:
+		return false
+	}
+	if o.sum != nil {
+		b, err := s.fs.ReadFile(p)
+		if err != nil || sha256.Sum256(b) != *o.sum {
+			return false
+		}
+	}
+	if o.listed {
+		names, err := s.list(p)
+		if err != nil || !slices.Equal(names, o.names) {
+			return false
+		}
+	}
+	return true
+}
+
+// list returns the names in directory p, sorted.
+func (s *sim) list(p string) ([]string, error) {
+	entries, err := s.fs.ReadDir(p)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // linkedDir reports whether n, the node of p, is a symbolic link this edit
@@ -198,6 +298,10 @@ func (s *sim) content(n *vnode) ([]byte, error) {
 				return nil, err
 			}
 			n.data = b
+			if o := s.seen[n.src]; o != nil {
+				sum := sha256.Sum256(b)
+				o.sum = &sum
+			}
 		}
 		n.loaded = true
 	}
@@ -401,12 +505,15 @@ func (s *sim) expand(p string) error {
 	if !n.exists || !n.dir || !n.real || n.mode&fs.ModeSymlink != 0 {
 		return nil
 	}
-	entries, err := s.fs.ReadDir(p)
+	names, err := s.list(p)
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if err := s.expand(filepath.Join(p, e.Name())); err != nil {
+	if o := s.seen[p]; o != nil {
+		o.names, o.listed = names, true
+	}
+	for _, name := range names {
+		if err := s.expand(filepath.Join(p, name)); err != nil {
 			return err
 		}
 	}
