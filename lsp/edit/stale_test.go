@@ -25,7 +25,9 @@ func TestPlanRefusesChangesSinceValidation(t *testing.T) {
 	}{
 		{"edited file's content", func(dir string) []DocumentChange {
 			return []DocumentChange{tde(uri(dir, "a.go"), te(0, 0, 0, 1, "P"))}
-		}, func(dir string) error { return os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a // mine\n"), 0o644) }},
+		}, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a // mine\n"), 0o644)
+		}},
 		{"edited file's mode", func(dir string) []DocumentChange {
 			return []DocumentChange{tde(uri(dir, "a.go"), te(0, 0, 0, 1, "P"))}
 		}, func(dir string) error { return os.Chmod(filepath.Join(dir, "a.go"), 0o755) }},
@@ -36,10 +38,14 @@ func TestPlanRefusesChangesSinceValidation(t *testing.T) {
 		}},
 		{"file added to a folder deleted", func(dir string) []DocumentChange {
 			return []DocumentChange{{DeleteFile: &DeleteFile{URI: uri(dir, "gen"), Options: &DeleteFileOptions{Recursive: true}}}}
-		}, func(dir string) error { return os.WriteFile(filepath.Join(dir, "gen", "new.go"), []byte("package gen\n"), 0o644) }},
+		}, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "gen", "new.go"), []byte("package gen\n"), 0o644)
+		}},
 		{"folder moved with a file added", func(dir string) []DocumentChange {
 			return []DocumentChange{{RenameFile: &RenameFile{OldURI: uri(dir, "gen"), NewURI: uri(dir, "gen2")}}, tde(uri(dir, "gen2/x.go"), te(0, 0, 0, 1, "P"))}
-		}, func(dir string) error { return os.WriteFile(filepath.Join(dir, "gen", "new.go"), []byte("package gen\n"), 0o644) }},
+		}, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "gen", "new.go"), []byte("package gen\n"), 0o644)
+		}},
 		{"link retargeted under a file created", func(dir string) []DocumentChange {
 			return []DocumentChange{{CreateFile: &CreateFile{URI: uri(dir, "link/new.txt")}}}
 		}, func(dir string) error {
@@ -50,7 +56,9 @@ func TestPlanRefusesChangesSinceValidation(t *testing.T) {
 		}},
 		{"path created meanwhile", func(dir string) []DocumentChange {
 			return []DocumentChange{{CreateFile: &CreateFile{URI: uri(dir, "new.go"), Options: &CreateFileOptions{IgnoreIfExists: true}}}}
-		}, func(dir string) error { return os.WriteFile(filepath.Join(dir, "new.go"), []byte("package mine\n"), 0o644) }},
+		}, func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, "new.go"), []byte("package mine\n"), 0o644)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tree(t, files)
