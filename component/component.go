@@ -69,6 +69,10 @@ const (
 	// DefaultInjectBudget is Config.InjectBudget's default, in characters
 	// (diagnostics.injection_budget).
 	DefaultInjectBudget = 2000
+	// DefaultPermissionWait is Config.PermissionWait's default
+	// (timeouts.permission): long enough to read a diff, short enough
+	// that an agent is not kept waiting on a prompt nobody is watching.
+	DefaultPermissionWait = 5 * time.Minute
 )
 
 // NoWait as Config.DiagnosticsWait answers diagnostics at once from what
@@ -98,6 +102,11 @@ type Config struct {
 	// AskPermission is called before any change is written; nil applies
 	// without asking (tests, headless use).
 	AskPermission PermissionFunc
+	// PermissionWait bounds how long AskPermission waits for the user's
+	// answer (default DefaultPermissionWait, 5m): then its ctx ends (the
+	// editor's prompt is cancelled) and the call answers that permission
+	// was not given in time.
+	PermissionWait time.Duration
 	// Budget is the per-call output budget in characters (default
 	// DefaultBudget, 20000).
 	Budget int
@@ -178,6 +187,9 @@ func (c *Config) fill() error {
 	if c.InjectBudget <= 0 {
 		c.InjectBudget = DefaultInjectBudget
 	}
+	if c.PermissionWait <= 0 {
+		c.PermissionWait = DefaultPermissionWait
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -221,11 +233,8 @@ type Component struct {
 	sockDir  string
 	ownsSock bool
 
-	// edits admits one applying action at a time across sessions: an
-	// edit is computed by the server from the files as they are, so a
-	// second one computed while the first is being written would be
-	// applied to content it never saw.
-	edits chan struct{}
+	// locks admit one applying action at a time per workspace.
+	locks workspaceLocks
 
 	mu       sync.Mutex
 	sessions map[string]*Session // by token
@@ -288,7 +297,6 @@ func New(cfg Config, backend Backend) (*Component, error) {
 		sessions: map[string]*Session{},
 		byACP:    map[string]*Session{},
 		sockets:  map[*Session]net.Listener{},
-		edits:    make(chan struct{}, 1),
 	}, nil
 }
 

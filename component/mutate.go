@@ -25,8 +25,9 @@ type change struct {
 // or nothing, then tells upstream which files changed, then runs after.
 // Denied means nothing is written and after does not run. then says what
 // after does, for the user to see before allowing it ("" when it changes
-// nothing).
-func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error, then string) (*answer, error) {
+// nothing). lk is let go while the user is asked (askUser); what changed
+// meanwhile refuses the edit (Plan.Apply).
+func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title string, we *edit.WorkspaceEdit, apply bool, after func(context.Context) error, then string) (*answer, error) {
 	if apply && !s.cfg.allowed(action) {
 		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
 	}
@@ -45,7 +46,7 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 		text := fmt.Sprintf("%s (preview, nothing written; call again with apply=true to write it)\n%s\n%s", title, pre.Summary(s.Root), pre.Diff())
 		return s.textAnswer(text, change{Files: pre.Files}, "text", map[string]any{"applied": false}), nil
 	}
-	if ask := s.c.cfg.AskPermission; ask != nil {
+	if s.c.cfg.AskPermission != nil {
 		// The summary as well as the diffs: a move, a folder deleted or a
 		// file created empty has no diff, and the user must see every
 		// change that is made once they allow it.
@@ -53,15 +54,18 @@ func (s *Session) applyEdit(ctx context.Context, action, title string, we *edit.
 		if then != "" {
 			shown += "then " + then + "\n"
 		}
-		ok, err := ask(ctx, s.acpSessionID(), title, shown)
+		ok, err := s.askUser(ctx, lk, title, shown)
 		if err != nil {
-			return nil, fmt.Errorf("%s: asking permission: %w", action, err)
+			return nil, fmt.Errorf("%s: %w; nothing was changed", action, err)
 		}
 		if !ok {
 			return nil, fmt.Errorf("%s: the user declined; nothing was changed", action)
 		}
 	}
 	res, err := plan.Apply(ctx)
+	if errors.Is(err, edit.ErrChanged) {
+		return nil, fmt.Errorf("%s: files changed after the edit was computed (while the user was being asked, or by another program), so it no longer fits them; nothing was changed, call again for a fresh preview: %w", action, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: nothing was changed: %w", action, err)
 	}
@@ -107,7 +111,7 @@ func hasChange(cs []lspext.FileChange, uri string) bool {
 	return false
 }
 
-func (s *Session) rename(ctx context.Context, in Input) (*answer, error) {
+func (s *Session) rename(ctx context.Context, lk *editLock, in Input) (*answer, error) {
 	if in.NewName == "" {
 		return nil, errors.New("rename needs new_name")
 	}
@@ -129,10 +133,10 @@ func (s *Session) rename(ctx context.Context, in Input) (*answer, error) {
 		return nil, fmt.Errorf("rename: %w", err)
 	}
 	title := fmt.Sprintf("rename %s to %s", cmpOr(in.Symbol, "symbol"), in.NewName)
-	return s.applyEdit(ctx, "rename", title, we, in.Apply, nil, "")
+	return s.applyEdit(ctx, lk, "rename", title, we, in.Apply, nil, "")
 }
 
-func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
+func (s *Session) renameFile(ctx context.Context, lk *editLock, in Input) (*answer, error) {
 	if in.NewName == "" {
 		return nil, errors.New("rename_file needs new_name (the new path)")
 	}
@@ -182,7 +186,7 @@ func (s *Session) renameFile(ctx context.Context, in Input) (*answer, error) {
 		}
 		return nil
 	}
-	return s.applyEdit(ctx, "rename_file", title, we, in.Apply, after, "")
+	return s.applyEdit(ctx, lk, "rename_file", title, we, in.Apply, after, "")
 }
 
 // linkEntry returns the path of file itself, its folder resolved, when
@@ -246,7 +250,7 @@ func (s *Session) rangeOf(ctx context.Context, in Input) (*target, lspRange, err
 	return t, lspRange{Start: start, End: lspPosition(end)}, nil
 }
 
-func (s *Session) format(ctx context.Context, in Input) (*answer, error) {
+func (s *Session) format(ctx context.Context, lk *editLock, in Input) (*answer, error) {
 	path, err := s.resolve(in.File)
 	if err != nil {
 		return nil, err
@@ -287,7 +291,7 @@ func (s *Session) format(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("format: %w", err)
 	}
-	return s.applyEdit(ctx, "format", "format "+relPath(s.Root, path), we, in.Apply, nil, "")
+	return s.applyEdit(ctx, lk, "format", "format "+relPath(s.Root, path), we, in.Apply, nil, "")
 }
 
 type codeAction struct {
@@ -302,7 +306,7 @@ type codeAction struct {
 	raw json.RawMessage
 }
 
-func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
+func (s *Session) codeActions(ctx context.Context, lk *editLock, in Input) (*answer, error) {
 	if in.Line == 0 {
 		return nil, errors.New("code_actions needs file and line (and symbol or column; end_line for a range)")
 	}
@@ -389,14 +393,12 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 		if !s.cfg.allowed("code_actions") {
 			return nil, errors.New("code_actions is turned off in acp-lsp's configuration (allow_mutating)")
 		}
-		if ask := s.c.cfg.AskPermission; ask != nil {
-			ok, err := ask(ctx, s.acpSessionID(), title, "the language server runs the command "+string(a.Command))
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, errors.New("code action: the user declined; nothing was changed")
-			}
+		ok, err := s.askUser(ctx, lk, title, "the language server runs the command "+string(a.Command))
+		if err != nil {
+			return nil, fmt.Errorf("code action %q: %w; the command was not run", a.Title, err)
+		}
+		if !ok {
+			return nil, errors.New("code action: the user declined; nothing was changed")
 		}
 		if err := runCommand(ctx); err != nil {
 			return nil, err
@@ -411,7 +413,7 @@ func (s *Session) codeActions(ctx context.Context, in Input) (*answer, error) {
 	if len(a.Command) > 0 && string(a.Command) != "null" {
 		then = "the language server runs the command " + string(a.Command)
 	}
-	return s.applyEdit(ctx, "code_actions", title, we, true, runCommand, then)
+	return s.applyEdit(ctx, lk, "code_actions", title, we, true, runCommand, then)
 }
 
 // listedAction is a code action as a code_actions list shows it, with

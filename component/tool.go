@@ -209,13 +209,13 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 	if in.Limit <= 0 {
 		in.Limit = s.cfg.PageSize
 	}
+	var lk *editLock
 	if applies(in) {
-		select {
-		case s.c.edits <- struct{}{}:
-			defer func() { <-s.c.edits }()
-		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: waiting for another change to finish: %w", in.Action, ctx.Err())
+		lk = &editLock{s: s}
+		if err := lk.acquire(ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.Action, err)
 		}
+		defer lk.unlock()
 	}
 	switch in.Action {
 	case "diagnostics":
@@ -235,15 +235,15 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 	case "type_hierarchy":
 		return s.typeHierarchy(ctx, in)
 	case "code_actions":
-		return s.codeActions(ctx, in)
+		return s.codeActions(ctx, lk, in)
 	case "capabilities", "servers", "status":
 		return s.servers(ctx, in)
 	case "rename":
-		return s.rename(ctx, in)
+		return s.rename(ctx, lk, in)
 	case "rename_file":
-		return s.renameFile(ctx, in)
+		return s.renameFile(ctx, lk, in)
 	case "format":
-		return s.format(ctx, in)
+		return s.format(ctx, lk, in)
 	case "restart":
 		return s.restart(ctx, in)
 	case "request":
@@ -560,7 +560,7 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if err := s.checkParamURIs(params); err != nil {
 		return nil, fmt.Errorf("request %s: %w; nothing was sent", in.Method, err)
 	}
-	if ask := s.c.cfg.AskPermission; ask != nil && !readOnlyMethods[in.Method] {
+	if !readOnlyMethods[in.Method] {
 		// Anything but a known query may change files: a command runs on
 		// the server, which can answer it with workspace/applyEdit; a
 		// server's own method does what it does. The editor is asked, as
@@ -572,9 +572,9 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 		if len(params) > 0 {
 			shown += " with params:\n" + headOf(string(params), 2000)
 		}
-		ok, err := ask(ctx, s.acpSessionID(), "raw request "+in.Method, shown+"\n")
+		ok, err := s.askUser(ctx, nil, "raw request "+in.Method, shown+"\n")
 		if err != nil {
-			return nil, fmt.Errorf("request: asking permission: %w", err)
+			return nil, fmt.Errorf("request %s: %w; nothing was sent", in.Method, err)
 		}
 		if !ok {
 			return nil, fmt.Errorf("request %s: permission denied by the user; nothing was sent", in.Method)
