@@ -33,6 +33,7 @@ func TestZeroConfigIsTheConfiguredDefault(t *testing.T) {
 		{"diagnostics.cache_files", got.CacheFiles, def.Diagnostics.CacheFiles},
 		{"diagnostics.per_file", got.CachePerFile, def.Diagnostics.PerFile},
 		{"diagnostics.injection_budget", got.InjectBudget, def.Diagnostics.InjectionBudget},
+		{"timeouts.permission", got.PermissionWait, def.Timeouts.Permission},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			if tt.component != tt.config {

@@ -61,6 +61,9 @@ type Timeouts struct {
 	Initialize time.Duration `toml:"initialize" min:"1"`
 	// Shutdown bounds shutdown+exit before the process group is killed.
 	Shutdown time.Duration `toml:"shutdown" min:"1"`
+	// Permission bounds how long a change waits for the user's answer to
+	// its session/request_permission.
+	Permission time.Duration `toml:"permission" min:"1"`
 }
 
 // Local governs local language-server processes.
@@ -187,6 +190,7 @@ func Defaults() Config {
 			Request:    30 * time.Second,
 			Initialize: 60 * time.Second,
 			Shutdown:   5 * time.Second,
+			Permission: component.DefaultPermissionWait,
 		},
 		Local: Local{
 			IdleTeardown:      true,

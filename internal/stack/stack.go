@@ -245,6 +245,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		NoContextInjection:  !cfg.Diagnostics.InjectContext || cfg.Diagnostics.InjectionBudget == 0,
 		InjectWarnings:      cfg.Diagnostics.IncludeWarnings,
 		InjectBudget:        cfg.Diagnostics.InjectionBudget,
+		PermissionWait:      cfg.Timeouts.Permission,
 		Logger:              logger.With("part", "component"),
 	}, nil
 }

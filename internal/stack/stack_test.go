@@ -233,6 +233,7 @@ func TestComponentConfig(t *testing.T) {
 			want: component.Config{
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+				PermissionWait: 5 * time.Minute,
 			},
 		},
 		{
@@ -240,6 +241,7 @@ func TestComponentConfig(t *testing.T) {
 			edit: func(c *config.Config) {
 				c.MCP.Transport = "stdio"
 				c.Tool = config.Tool{AllowMutating: false, AllowRawRequest: true, OutputBudget: 999, PageSize: 7}
+				c.Timeouts.Permission = 90 * time.Second
 				c.Diagnostics = config.Diagnostics{
 					WaitBudget: time.Second, CacheFiles: 5, PerFile: 6, RefreshOnSave: false,
 					InjectContext: false, IncludeWarnings: true, InjectionBudget: 300,
@@ -252,6 +254,7 @@ func TestComponentConfig(t *testing.T) {
 				},
 				Budget: 999, PageSize: 7, DiagnosticsWait: time.Second, CacheFiles: 5, CachePerFile: 6,
 				NoDiagnosticsOnSave: true, NoContextInjection: true, InjectWarnings: true, InjectBudget: 300,
+				PermissionWait: 90 * time.Second,
 			},
 		},
 		{
@@ -260,6 +263,7 @@ func TestComponentConfig(t *testing.T) {
 			want: component.Config{
 				Transport: component.TransportHTTP, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+				PermissionWait: 5 * time.Minute,
 			},
 		},
 		{
@@ -268,6 +272,7 @@ func TestComponentConfig(t *testing.T) {
 			want: component.Config{
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
+				PermissionWait: 5 * time.Minute,
 			},
 		},
 		{
@@ -276,6 +281,7 @@ func TestComponentConfig(t *testing.T) {
 			want: component.Config{
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: component.NoWait, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+				PermissionWait: 5 * time.Minute,
 			},
 		},
 		{
