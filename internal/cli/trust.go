@@ -33,9 +33,11 @@ A project file (DIR/.acp-lsp.toml, DIR defaults to the current folder) can
 name commands for acp-lsp to run, so until you trust it only its harmless
 settings apply (diagnostics.* and tool.output_budget, tool.page_size) and
 acp-lsp warns that the rest is ignored. 'acp-lsp trust' checks the file,
-then records its absolute path and the sha256 of its content in
+then records its absolute path in DIR and the sha256 of its content in
 $XDG_STATE_HOME/acp-lsp/trusted.json (default ~/.local/state/acp-lsp). Any
-later change to the file makes it untrusted again until you trust it anew.
+later change to the file makes it untrusted again until you trust it anew,
+and trust stays with DIR: another folder whose .acp-lsp.toml is a symlink
+to this one is not trusted until you trust it there.
 It prints the settings that now apply from the file.
 
 Examples:

@@ -39,10 +39,11 @@ func (s TrustState) String() string {
 	return "no project file"
 }
 
-// TrustStore records which project files the user trusts, by absolute path
-// and the sha256 of their content, in trusted.json under the state
-// directory. Writes replace the file atomically; two concurrent writers
-// may lose one update but never corrupt the store.
+// TrustStore records which project files the user trusts, by the path
+// where each is used (see trustKey) and the sha256 of its content, in
+// trusted.json under the state directory. Writes replace the file
+// atomically; two concurrent writers may lose one update but never corrupt
+// the store.
 type TrustStore struct {
 	path string
 }
@@ -122,17 +123,21 @@ func (s *TrustStore) write(tf trustFile) error {
 	return nil
 }
 
-// canonical returns the absolute, symlink-resolved path of file, so that a
-// trust decision cannot be reused through another name.
-func canonical(file string) (string, error) {
+// trustKey names a project file by where it is used: its folder with
+// symlinks resolved (the same folder through another name runs the same
+// relative commands, so it shares the trust), its own name not (a symlink
+// to a file trusted in another folder is a file of this folder, whose
+// relative commands run here, and nobody trusted it here).
+func trustKey(file string) (string, error) {
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return "", err
 	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r, nil
+	dir := filepath.Dir(abs)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = r
 	}
-	return abs, nil
+	return filepath.Join(dir, filepath.Base(abs)), nil
 }
 
 func digest(data []byte) string {
@@ -142,7 +147,7 @@ func digest(data []byte) string {
 
 // Check reports whether file with the given content is trusted.
 func (s *TrustStore) Check(file string, content []byte) (TrustState, error) {
-	key, err := canonical(file)
+	key, err := trustKey(file)
 	if err != nil {
 		return Untrusted, fmt.Errorf("config: check trust: %w", err)
 	}
@@ -162,7 +167,7 @@ func (s *TrustStore) Check(file string, content []byte) (TrustState, error) {
 
 // Trust records file's current content as trusted and returns its digest.
 func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
-	key, err := canonical(file)
+	key, err := trustKey(file)
 	if err != nil {
 		return "", fmt.Errorf("config: trust: %w", err)
 	}
@@ -181,7 +186,7 @@ func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
 
 // Revoke forgets file; it reports whether it was trusted.
 func (s *TrustStore) Revoke(file string) (bool, error) {
-	key, err := canonical(file)
+	key, err := trustKey(file)
 	if err != nil {
 		return false, fmt.Errorf("config: revoke trust: %w", err)
 	}
