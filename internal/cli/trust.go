@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -89,7 +88,7 @@ func (c *trustCmd) Run(_ context.Context, io Stdio, args []string) error {
 		fmt.Fprintf(io.Out, "no longer trusted: %s\n", file)
 		return nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := config.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return UsageErrorf("no %s in %s", config.ProjectFileName, abs)
 	}
@@ -149,7 +148,7 @@ func listTrusted(io Stdio, store *config.TrustStore) error {
 	sort.Strings(names)
 	for _, n := range names {
 		state := "missing"
-		if data, err := os.ReadFile(n); err == nil {
+		if data, err := config.ReadFile(n); err == nil {
 			st, err := store.Check(n, data)
 			if err != nil {
 				return err

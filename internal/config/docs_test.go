@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -64,5 +65,17 @@ func TestDocsCoverEveryOption(t *testing.T) {
 		if !strings.Contains(servers, "| `"+tag+"` |") {
 			t.Errorf("docs: no row for servers.NAME.%s", tag)
 		}
+	}
+}
+
+// TestDocsNameFileCap checks that docs/configuration.md states the size cap
+// of configuration files that MaxFileBytes sets.
+func TestDocsNameFileCap(t *testing.T) {
+	data, err := os.ReadFile("../../docs/configuration.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("at most %d MiB (`config.MaxFileBytes`)", MaxFileBytes>>20); !strings.Contains(string(data), want) {
+		t.Errorf("docs/configuration.md does not say %q", want)
 	}
 }

@@ -14,11 +14,24 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 )
 
 // ProjectFileName is the project configuration file looked up in the
 // workspace root.
 const ProjectFileName = ".acp-lsp.toml"
+
+// MaxFileBytes is the largest configuration file, user or project, that
+// acp-lsp reads: 1 MiB, far above any real one.
+const MaxFileBytes = 1 << 20
+
+// ReadFile reads a user or project configuration file as Load does: only a
+// regular file (symlinks followed) of at most MaxFileBytes, so that a name
+// pointing at a device, a pipe (acp-lsp's own stdin among them) or a huge
+// file is refused without blocking or reading it.
+func ReadFile(path string) ([]byte, error) {
+	return regfile.ReadFile(path, MaxFileBytes)
+}
 
 // EnvPrefix starts every environment variable acp-lsp reads.
 const EnvPrefix = "ACP_LSP_"
@@ -202,7 +215,7 @@ func Load(opts Options) (*Loaded, error) {
 	// A file named by -config or ACP_LSP_CONFIG must exist; only the
 	// default location may be missing.
 	named := opts.ExplicitUserFile || opts.UserFile != "" || getenv(EnvPrefix+"CONFIG") != ""
-	data, err := os.ReadFile(out.UserFile)
+	data, err := ReadFile(out.UserFile)
 	switch {
 	case out.UserFile == "":
 		// No home folder: there is no default user file.
@@ -238,7 +251,7 @@ func loadProject(opts Options, getenv func(string) string, cfg *Config, out *Loa
 		path = abs
 	}
 	out.ProjectFile = path
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		out.ProjectTrust = TrustNoFile
 		return nil

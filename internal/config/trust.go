@@ -171,7 +171,7 @@ func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("config: trust: %w", err)
 	}
-	data, err := os.ReadFile(key)
+	data, err := ReadFile(key)
 	if err != nil {
 		return "", fmt.Errorf("config: trust: %w", err)
 	}

@@ -9,11 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 )
 
 // Properties are the EditorConfig properties of one file. The typed
@@ -108,10 +108,8 @@ func Resolve(path string) (*Properties, error) {
 // readFile parses the .editorconfig at name: nil and no error when there is
 // none.
 func readFile(name string) (*File, error) {
-	// Opened without blocking and then looked at: a FIFO or a device
-	// would block or never end, and one put in place between a stat and
-	// an open would block the open itself.
-	fd, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Only a regular file: a FIFO or a device would block or never end.
+	fd, err := regfile.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -119,13 +117,6 @@ func readFile(name string) (*File, error) {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	defer fd.Close()
-	fi, err := fd.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file", name)
-	}
 	f, err := Parse(fd)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
