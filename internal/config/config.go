@@ -13,8 +13,10 @@ import (
 
 // Config is the effective configuration. The zero value is not useful; start
 // from Defaults or Load. The struct tags drive the TOML keys, the
-// ACP_LSP_* variable names, validation (enum, min) and whether an untrusted
-// project file may set the key (safe).
+// ACP_LSP_* variable names, validation (enum, min, max) and whether an
+// untrusted project file may set the key (safe). Every safe key that is not
+// a switch has a max, so that a repository nobody trusted cannot set an
+// absurd wait or budget.
 type Config struct {
 	// Log controls acp-lsp's own logging.
 	Log Log `toml:"log"`
@@ -100,15 +102,15 @@ type Local struct {
 type Diagnostics struct {
 	// SettleWindow is how long a push from a server that reports no
 	// versions must stay quiet before it counts as fresh.
-	SettleWindow time.Duration `toml:"settle_window" min:"0" safe:"true"`
+	SettleWindow time.Duration `toml:"settle_window" min:"0" max:"30s" safe:"true"`
 	// WaitBudget bounds how long a diagnostics answer waits for fresh
 	// results before reporting stale or timeout. 0 does not wait: the
 	// answer is what the servers have already said, each with its verdict.
-	WaitBudget time.Duration `toml:"wait_budget" min:"0" safe:"true"`
+	WaitBudget time.Duration `toml:"wait_budget" min:"0" max:"5m" safe:"true"`
 	// CacheFiles is the number of files the LRU cache keeps.
-	CacheFiles int `toml:"cache_files" min:"1" safe:"true"`
+	CacheFiles int `toml:"cache_files" min:"1" max:"100000" safe:"true"`
 	// PerFile caps the diagnostics kept for one file.
-	PerFile int `toml:"per_file" min:"1" safe:"true"`
+	PerFile int `toml:"per_file" min:"1" max:"10000" safe:"true"`
 	// RefreshOnSave fetches fresh diagnostics when the editor saves a file.
 	RefreshOnSave bool `toml:"refresh_on_save" safe:"true"`
 	// InjectContext appends new errors to the agent's next prompt.
@@ -116,7 +118,7 @@ type Diagnostics struct {
 	// IncludeWarnings adds warnings to injected context.
 	IncludeWarnings bool `toml:"include_warnings" safe:"true"`
 	// InjectionBudget caps the injected text, in characters.
-	InjectionBudget int `toml:"injection_budget" min:"0" safe:"true"`
+	InjectionBudget int `toml:"injection_budget" min:"0" max:"50000" safe:"true"`
 }
 
 // Tool shapes the lsp tool.
@@ -127,9 +129,9 @@ type Tool struct {
 	// AllowRawRequest enables the request action (any LSP method).
 	AllowRawRequest bool `toml:"allow_raw_request"`
 	// OutputBudget caps one tool answer's text, in characters.
-	OutputBudget int `toml:"output_budget" min:"256" safe:"true"`
+	OutputBudget int `toml:"output_budget" min:"256" max:"200000" safe:"true"`
 	// PageSize is the number of items per page of long lists.
-	PageSize int `toml:"page_size" min:"1" safe:"true"`
+	PageSize int `toml:"page_size" min:"1" max:"1000" safe:"true"`
 }
 
 // Editor controls use of the editor's language servers.

@@ -198,7 +198,7 @@ func (l *layer) convert(raw any, f reflect.StructField, path []string) (reflect.
 		}
 		d, msg := parseDuration(s)
 		if msg == "" {
-			msg = checkMinDuration(f, d)
+			msg = checkDuration(f, d)
 		}
 		if msg != "" {
 			l.fail(path, "%s: %s", key, msg)
@@ -229,7 +229,7 @@ func (l *layer) convert(raw any, f reflect.StructField, path []string) (reflect.
 			l.fail(path, "%s: expected an integer, got %s", key, describe(raw))
 			return reflect.Value{}, false
 		}
-		if msg := checkMinInt(f, n); msg != "" {
+		if msg := checkInt(f, n); msg != "" {
 			l.fail(path, "%s: %s", key, msg)
 			return reflect.Value{}, false
 		}
@@ -294,14 +294,23 @@ func parseDuration(s string) (time.Duration, string) {
 	return d, ""
 }
 
-func checkMinDuration(f reflect.StructField, d time.Duration) string {
+// checkDuration checks d against the field's min ("1": positive) and max
+// (a duration) tags.
+func checkDuration(f reflect.StructField, d time.Duration) string {
 	if f.Tag.Get("min") == "1" && d <= 0 {
 		return fmt.Sprintf("duration must be positive, got %q", d.String())
+	}
+	if m := f.Tag.Get("max"); m != "" {
+		hi, _ := time.ParseDuration(m)
+		if d > hi {
+			return fmt.Sprintf("must be at most %q, got %q", FormatDuration(hi), FormatDuration(d))
+		}
 	}
 	return ""
 }
 
-func checkMinInt(f reflect.StructField, n int64) string {
+// checkInt checks n against the field's min and max tags.
+func checkInt(f reflect.StructField, n int64) string {
 	if n > math.MaxInt32 {
 		return fmt.Sprintf("%d is too large", n)
 	}
@@ -309,6 +318,12 @@ func checkMinInt(f reflect.StructField, n int64) string {
 		lo, _ := strconv.ParseInt(m, 10, 64)
 		if n < lo {
 			return fmt.Sprintf("must be at least %d, got %d", lo, n)
+		}
+	}
+	if m := f.Tag.Get("max"); m != "" {
+		hi, _ := strconv.ParseInt(m, 10, 64)
+		if n > hi {
+			return fmt.Sprintf("must be at most %d, got %d", hi, n)
 		}
 	}
 	return ""

@@ -6,10 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDocsCoverEveryOption checks that docs/configuration.md has a row for
-// every key, in its section, showing the real default.
+// every key, in its section, showing the real default and largest value.
 func TestDocsCoverEveryOption(t *testing.T) {
 	data, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
@@ -55,6 +56,15 @@ func TestDocsCoverEveryOption(t *testing.T) {
 		}
 		if want := "`" + formatValue(v) + "`"; !strings.Contains(row, want) {
 			t.Errorf("docs: row of %s does not show default %s: %s", l.key, want, row)
+		}
+		if m := l.field.Tag.Get("max"); m != "" {
+			hi := m
+			if d, err := time.ParseDuration(m); err == nil {
+				hi = formatValue(d)
+			}
+			if want := "at most `" + hi + "`"; !strings.Contains(strings.ToLower(row), want) {
+				t.Errorf("docs: row of %s does not say %s: %s", l.key, want, row)
+			}
 		}
 		if l.field.Tag.Get("safe") == "true" && sec == "tool" && !strings.Contains(row, "| yes |") {
 			t.Errorf("docs: %s is safe but its row does not say so", l.key)

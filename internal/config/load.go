@@ -410,7 +410,7 @@ func parseText(f reflect.StructField, s string) (reflect.Value, string) {
 	case t == durationType:
 		d, msg := parseDuration(s)
 		if msg == "" {
-			msg = checkMinDuration(f, d)
+			msg = checkDuration(f, d)
 		}
 		if msg != "" {
 			return reflect.Value{}, msg
@@ -432,7 +432,7 @@ func parseText(f reflect.StructField, s string) (reflect.Value, string) {
 		if err != nil {
 			return reflect.Value{}, fmt.Sprintf("expected an integer, got %q", s)
 		}
-		if msg := checkMinInt(f, n); msg != "" {
+		if msg := checkInt(f, n); msg != "" {
 			return reflect.Value{}, msg
 		}
 		return reflect.ValueOf(int(n)), ""
