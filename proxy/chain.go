@@ -431,9 +431,13 @@ func (n *node) enqueue(d direction, m *Message, drv *driver) (nx *node, sent *Me
 		n.mu.Unlock()
 	case KindNotification:
 		if m.Method == MethodCancelRequest {
-			var ok bool
-			if m, ok = n.translateCancel(d, m); !ok {
+			nm, ok := n.translateCancel(d, m)
+			if !ok {
+				m.release()
 				return nil, nil, false, false
+			}
+			if nm != m {
+				m = m.replacedBy(nm)
 			}
 		}
 	}
@@ -541,7 +545,7 @@ func (n *node) register(d direction, m *Message, waiter chan *Message) *Message 
 		nm, err := m.WithID(wire)
 		if err == nil {
 			nm.sent.Store(true)
-			return nm
+			return m.replacedBy(nm)
 		}
 	}
 	return m
@@ -708,6 +712,7 @@ func (n *node) receive(d direction, m *Message, drv *driver) {
 			nm, err := m.WithID(p.orig)
 			if err != nil {
 				n.c.log.Error("restoring a response id", "hop", n.name, "err", err)
+				m.release()
 				return
 			}
 			m.release()

@@ -283,6 +283,15 @@ func (m *Message) own() {
 	}
 }
 
+// replacedBy returns nm, a copy made to travel in m's place (renumbered,
+// say), with m's flow-control credit, which nm gives back when it is
+// delivered: m itself is dropped and never delivered, and a credit
+// dropped with it would count against its side for good.
+func (m *Message) replacedBy(nm *Message) *Message {
+	nm.credit.Store(m.credit.Swap(nil))
+	return nm
+}
+
 // release returns m's flow-control credit, once.
 func (m *Message) release() {
 	// Most messages carry no credit (lent, see Chain.read): a load is
