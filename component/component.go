@@ -131,6 +131,12 @@ type Config struct {
 	// InjectBudget bounds PromptContext's block in characters (default
 	// DefaultInjectBudget, 2000).
 	InjectBudget int
+	// MaxFileSize is the largest workspace file, in bytes, the tool reads
+	// (to place a position, to show a result's line); a position in a
+	// larger one is refused naming its size and the cap (default
+	// edit.DefaultMaxFileSize, 10 MiB, as lsp.Options.MaxFileSize;
+	// negative: no cap).
+	MaxFileSize int64
 	// Logger receives the component's logs (default discard).
 	Logger *slog.Logger
 	// ForSession, when set, gives a session settings of its own: called
@@ -189,6 +195,9 @@ func (c *Config) fill() error {
 	}
 	if c.PermissionWait <= 0 {
 		c.PermissionWait = DefaultPermissionWait
+	}
+	if c.MaxFileSize == 0 {
+		c.MaxFileSize = edit.DefaultMaxFileSize
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -293,6 +302,7 @@ func New(cfg Config, backend Backend) (*Component, error) {
 		cfg:      cfg,
 		backend:  marking{backend},
 		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
+		docs:     docCache{limit: cfg.MaxFileSize},
 		log:      cfg.Logger,
 		sessions: map[string]*Session{},
 		byACP:    map[string]*Session{},

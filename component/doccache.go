@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
@@ -20,6 +21,10 @@ import (
 // could keep size and time (git's "racily clean" entries). Its methods
 // are safe for concurrent use; documents are immutable.
 type docCache struct {
+	// limit is the largest file read (Config.MaxFileSize; negative: no
+	// cap), set before the cache is used.
+	limit int64
+
 	mu    sync.Mutex
 	m     map[string]docEntry
 	bytes int
@@ -41,7 +46,8 @@ const (
 )
 
 // read returns the document of path as it is on disk now; errors are
-// os.ReadFile's.
+// edit.ReadRegular's: a file that is not regular, or is over the cap, is
+// refused unread.
 func (c *docCache) read(path string) (*position.Document, error) {
 	return c.readWith(path, nil)
 }
@@ -66,12 +72,12 @@ func (c *docCache) readWith(path string, fi os.FileInfo) (*position.Document, er
 	// The time before the read: a write after it is newer than the
 	// content read, whatever its time stamp.
 	now := time.Now()
-	b, err := os.ReadFile(path)
+	b, fi, err := edit.ReadRegular(path, c.limit)
 	if err != nil {
 		return nil, err
 	}
 	doc := position.NewDocument(b)
-	if fi != nil && fi.Mode().IsRegular() && int64(len(b)) == fi.Size() && len(b) <= docCacheFile && now.Sub(fi.ModTime()) > racyWindow {
+	if int64(len(b)) == fi.Size() && len(b) <= docCacheFile && now.Sub(fi.ModTime()) > racyWindow {
 		c.put(path, docEntry{fi, doc})
 	}
 	return doc, nil

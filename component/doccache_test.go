@@ -29,7 +29,7 @@ func TestDocCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var c docCache
+	c := docCache{limit: edit.DefaultMaxFileSize}
 	read := func() string {
 		t.Helper()
 		d, err := c.read(path)

@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -33,8 +32,11 @@ type converter struct {
 }
 
 // newConverter returns a converter that reads documents through open
-// (which may be nil) and falls back to the file on disk.
-func newConverter(from, to position.Encoding, open func(uri string) *position.Document) *converter {
+// (which may be nil) and falls back to the file on disk: a regular file
+// of at most limit bytes (negative: any size), as a server's answer may
+// name any path (edit.ReadRegular). A position in another file is left
+// as it is.
+func newConverter(from, to position.Encoding, open func(uri string) *position.Document, limit int64) *converter {
 	c := &converter{from: from, to: to, cache: map[string]*position.Document{}}
 	c.text = func(uri string) (*position.Document, error) {
 		if open != nil {
@@ -46,7 +48,7 @@ func newConverter(from, to position.Encoding, open func(uri string) *position.Do
 		if err != nil {
 			return nil, err
 		}
-		b, err := os.ReadFile(p)
+		b, _, err := edit.ReadRegular(p, limit)
 		if err != nil {
 			return nil, err
 		}

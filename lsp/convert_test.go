@@ -33,7 +33,7 @@ func TestConvertCallHierarchyRanges(t *testing.T) {
 		{"incoming", `[{"from":{"name":"g","kind":12,"uri":"` + callerURI + `","range":` + rng + `,"selectionRange":` + rng + `},"fromRanges":[` + rng + `]}]`, calleeURI},
 		{"outgoing", `[{"to":{"name":"f","kind":12,"uri":"` + calleeURI + `","range":{"start":{"line":0,"character":5},"end":{"line":0,"character":6}},"selectionRange":{"start":{"line":0,"character":5},"end":{"line":0,"character":6}}},"fromRanges":[` + rng + `]}]`, callerURI},
 	} {
-		out, err := newConverter(position.UTF8, position.UTF16, nil).convert([]byte(tc.raw), tc.request)
+		out, err := newConverter(position.UTF8, position.UTF16, nil, DefaultMaxFileSize).convert([]byte(tc.raw), tc.request)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -79,7 +79,7 @@ func TestConvertAfterRename(t *testing.T) {
 		{"before", textEdit("old.go") + `,{"kind":"rename","oldUri":"` + uri("old.go") + `","newUri":"` + uri("new.go") + `"}`},
 	} {
 		raw := `{"documentChanges":[` + tc.changes + `]}`
-		out, err := newConverter(position.UTF8, position.UTF16, nil).convert([]byte(raw), "")
+		out, err := newConverter(position.UTF8, position.UTF16, nil, DefaultMaxFileSize).convert([]byte(raw), "")
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

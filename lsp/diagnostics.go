@@ -211,7 +211,7 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 		return
 	}
 	if p.enc != position.UTF16 {
-		c := newConverter(p.enc, position.UTF16, p.openText)
+		c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
 		if out, err := c.convert(diags, m.URI); err == nil {
 			diags = out
 		}

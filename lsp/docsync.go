@@ -50,12 +50,14 @@ type document struct {
 }
 
 // DefaultMaxFileSize is Options.MaxFileSize's default: 10 MiB.
-const DefaultMaxFileSize = 10 << 20
+const DefaultMaxFileSize = edit.DefaultMaxFileSize
 
 // Reasons a file is not sent to a language server, wrapped by *FileError.
 var (
-	// ErrFileTooLarge: the file is over Options.MaxFileSize.
-	ErrFileTooLarge = errors.New("file too large")
+	// ErrFileTooLarge: the file is over Options.MaxFileSize. It is
+	// edit.ErrTooLarge, so one errors.Is matches a file refused here or
+	// by edit.ReadRegular.
+	ErrFileTooLarge = edit.ErrTooLarge
 	// ErrBinaryFile: the file holds NUL bytes or invalid UTF-8, so it is
 	// not text a language server could read.
 	ErrBinaryFile = errors.New("binary file")
@@ -80,12 +82,8 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if errors.Is(e.Err, ErrFileTooLarge) {
-		size := byteSize(e.Size)
-		if e.Size >= 1<<10 {
-			size += fmt.Sprintf(" (%d bytes)", e.Size)
-		}
 		return fmt.Sprintf("sync %s: too large for a language server: %s, over the cap of %s; not sent to the server",
-			e.Path, size, byteSize(e.Limit))
+			e.Path, edit.SizeAndBytes(e.Size), edit.ByteSize(e.Limit))
 	}
 	what := "invalid UTF-8"
 	if e.nul {
@@ -97,17 +95,6 @@ func (e *FileError) Error() string {
 
 // Unwrap returns the reason.
 func (e *FileError) Unwrap() error { return e.Err }
-
-// byteSize says n bytes as a person reads it: 217 bytes, 4.0 KiB, 12.0 MiB.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 // binaryAt returns the offset of the first NUL byte or invalid UTF-8
 // sequence in b, or -1 when b is UTF-8 text.
@@ -190,13 +177,15 @@ func (p *proc) sync(path string) (document, error) {
 		return snap, nil
 	}
 	p.mu.Unlock()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return document{}, fmt.Errorf("sync %s: %w", path, err)
-	}
-	if limit > 0 && int64(len(b)) > limit { // it grew since the stat
+	b, _, err := edit.ReadRegular(path, limit)
+	if se := (*edit.SizeError)(nil); errors.As(err, &se) { // it grew since the stat
 		p.closeDocLocked(path)
-		return document{}, &FileError{Path: path, Size: int64(len(b)), Limit: limit, Err: ErrFileTooLarge}
+		return document{}, &FileError{Path: path, Size: se.Size, Limit: limit, Err: ErrFileTooLarge}
+	}
+	if err != nil {
+		// A pipe or a folder put there since the stat is refused
+		// unread as well.
+		return document{}, fmt.Errorf("sync %s: %w", path, err)
 	}
 	if off := binaryAt(b); off >= 0 {
 		p.closeDocLocked(path)

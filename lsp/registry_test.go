@@ -89,7 +89,7 @@ func TestConverter(t *testing.T) {
 	uri := "file://" + f
 	// "y" is at byte 17 (UTF-8) and UTF-16 unit 11.
 	in := `{"uri":"` + uri + `","range":{"start":{"line":0,"character":17},"end":{"line":0,"character":18}},"data":{"line":0,"character":17}}`
-	c := newConverter(position.UTF8, position.UTF16, nil)
+	c := newConverter(position.UTF8, position.UTF16, nil, DefaultMaxFileSize)
 	out, err := c.convert([]byte(in), "")
 	if err != nil {
 		t.Fatal(err)
@@ -104,13 +104,13 @@ func TestConverter(t *testing.T) {
 	if v.Range.Start.Character != 11 || v.Range.End.Character != 12 || v.Data.Character != 17 {
 		t.Fatalf("converted %s", out)
 	}
-	back, _ := newConverter(position.UTF16, position.UTF8, nil).convert(out, "")
+	back, _ := newConverter(position.UTF16, position.UTF8, nil, DefaultMaxFileSize).convert(out, "")
 	if err := decode(back, &v); err != nil || v.Range.Start.Character != 17 {
 		t.Fatalf("round trip %s", back)
 	}
 	// LocationLink: origin in the request's document, target in targetUri.
 	link := `[{"originSelectionRange":{"start":{"line":0,"character":17},"end":{"line":0,"character":17}},"targetUri":"` + uri + `","targetRange":{"start":{"line":0,"character":17},"end":{"line":0,"character":17}},"targetSelectionRange":{"start":{"line":0,"character":17},"end":{"line":0,"character":17}}}]`
-	out, err = newConverter(position.UTF8, position.UTF16, nil).convert([]byte(link), uri)
+	out, err = newConverter(position.UTF8, position.UTF16, nil, DefaultMaxFileSize).convert([]byte(link), uri)
 	if err != nil || string(out) == link {
 		t.Fatalf("link %s %v", out, err)
 	}
@@ -121,7 +121,7 @@ func FuzzConvert(f *testing.F) {
 	f.Add([]byte(`[{"changes":{"file:///x":[{"range":{"start":{"line":5,"character":1}}}]}}]`), "")
 	f.Fuzz(func(t *testing.T, raw []byte, text string) {
 		doc := position.NewDocumentString(text)
-		c := newConverter(position.UTF8, position.UTF16, func(string) *position.Document { return doc })
+		c := newConverter(position.UTF8, position.UTF16, func(string) *position.Document { return doc }, DefaultMaxFileSize)
 		_, _ = c.convert(raw, "file:///doc")
 	})
 }

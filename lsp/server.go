@@ -647,7 +647,7 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 		return nil, err
 	}
 	if p.enc != position.UTF16 && len(params) > 0 {
-		c := newConverter(position.UTF16, p.enc, p.openText)
+		c := newConverter(position.UTF16, p.enc, p.openText, p.srv.mgr.opts.MaxFileSize)
 		if params, err = c.convert(params, d.uri); err != nil {
 			return nil, fmt.Errorf("%s: %w", method, err)
 		}
@@ -657,7 +657,7 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 		return nil, err
 	}
 	if p.enc != position.UTF16 {
-		c := newConverter(p.enc, position.UTF16, p.openText)
+		c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
 		return c.convert(raw, d.uri)
 	}
 	return raw, nil

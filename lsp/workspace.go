@@ -240,7 +240,7 @@ func (s *server) workspacePull(ctx context.Context, p *proc, id string) ([]wsIte
 		if it.Kind == "unchanged" {
 			items = prev[it.URI].items
 		} else if p.enc != position.UTF16 && !isEmptyResult(items) {
-			c := newConverter(p.enc, position.UTF16, p.openText)
+			c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
 			if conv, err := c.convert(items, it.URI); err == nil {
 				items = conv
 			}

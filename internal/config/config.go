@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
 // Config is the effective configuration. The zero value is not useful; start
@@ -201,7 +202,7 @@ func Defaults() Config {
 			RestartBackoff:    time.Second,
 			RestartBackoffMax: 30 * time.Second,
 			WedgeTimeouts:     3,
-			MaxFileSize:       10 << 20,
+			MaxFileSize:       lsp.DefaultMaxFileSize,
 			Watch:             true,
 			WatchMaxDirs:      10000,
 			EnvAllowlist: []string{

@@ -246,6 +246,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		InjectWarnings:      cfg.Diagnostics.IncludeWarnings,
 		InjectBudget:        cfg.Diagnostics.InjectionBudget,
 		PermissionWait:      cfg.Timeouts.Permission,
+		MaxFileSize:         int64(zeroMeansOff(cfg.Local.MaxFileSize)),
 		Logger:              logger.With("part", "component"),
 	}, nil
 }

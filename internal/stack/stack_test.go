@@ -234,6 +234,7 @@ func TestComponentConfig(t *testing.T) {
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
+				MaxFileSize:    10 << 20,
 			},
 		},
 		{
@@ -255,6 +256,18 @@ func TestComponentConfig(t *testing.T) {
 				Budget: 999, PageSize: 7, DiagnosticsWait: time.Second, CacheFiles: 5, CachePerFile: 6,
 				NoDiagnosticsOnSave: true, NoContextInjection: true, InjectWarnings: true, InjectBudget: 300,
 				PermissionWait: 90 * time.Second,
+				MaxFileSize:    10 << 20,
+			},
+		},
+		{
+			// The tool reads files under the cap servers get them under.
+			name: "max_file_size, with 0 for no cap",
+			edit: func(c *config.Config) { c.Local.MaxFileSize = 0 },
+			want: component.Config{
+				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
+				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
+				PermissionWait: 5 * time.Minute,
+				MaxFileSize:    -1,
 			},
 		},
 		{
@@ -264,6 +277,7 @@ func TestComponentConfig(t *testing.T) {
 				Transport: component.TransportHTTP, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
+				MaxFileSize:    10 << 20,
 			},
 		},
 		{
@@ -273,6 +287,7 @@ func TestComponentConfig(t *testing.T) {
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
 				PermissionWait: 5 * time.Minute,
+				MaxFileSize:    10 << 20,
 			},
 		},
 		{
@@ -282,6 +297,7 @@ func TestComponentConfig(t *testing.T) {
 				Transport: component.TransportAuto, AllowMutating: allOn, Budget: 20000, PageSize: 50,
 				DiagnosticsWait: component.NoWait, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
+				MaxFileSize:    10 << 20,
 			},
 		},
 		{
