@@ -94,28 +94,57 @@ func Within(root, path string) bool {
 // existing prefix is passed to EvalSymlinks and the missing rest appended.
 func resolvePath(fsys FS, path string) (string, error) {
 	path = filepath.Clean(path)
-	var rest []string
-	p := path
-	for {
-		r, err := fsys.EvalSymlinks(p)
-		if err == nil {
-			for i := len(rest) - 1; i >= 0; i-- {
-				r = filepath.Join(r, rest[i])
-			}
-			return r, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
-			// A prefix that is a regular file gives ENOTDIR: nothing below
-			// it can exist, so resolve what can be resolved.
-			if !isNotDir(err) {
-				return "", err
-			}
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return path, nil
-		}
-		rest = append(rest, filepath.Base(p))
-		p = parent
+	r, err := fsys.EvalSymlinks(path)
+	if err == nil {
+		return r, nil
 	}
+	if !missing(err) {
+		return "", err
+	}
+	// The proper prefixes of path, shortest first, end at cuts: the
+	// root's separator, then each further separator. EvalSymlinks walks a
+	// path forward, so every prefix short of the first missing component
+	// resolves and every longer one fails: a binary search finds the
+	// longest that resolves in a number of looks logarithmic in the
+	// components (trying each from the longest down was quadratic in the
+	// path's length).
+	vol := len(filepath.VolumeName(path))
+	var cuts []int
+	if vol < len(path) && os.IsPathSeparator(path[vol]) {
+		cuts = append(cuts, vol+1)
+	}
+	for i := vol + 1; i < len(path); i++ {
+		if os.IsPathSeparator(path[i]) {
+			cuts = append(cuts, i)
+		}
+	}
+	best, resolved := -1, ""
+	for lo, hi := 0, len(cuts); lo < hi; {
+		mid := int(uint(lo+hi) >> 1)
+		r, err := fsys.EvalSymlinks(path[:cuts[mid]])
+		switch {
+		case err == nil:
+			best, resolved = mid, r
+			lo = mid + 1
+		case missing(err):
+			hi = mid
+		default:
+			return "", err
+		}
+	}
+	if best < 0 {
+		return path, nil
+	}
+	rest := path[cuts[best]:]
+	if rest != "" && os.IsPathSeparator(rest[0]) {
+		rest = rest[1:]
+	}
+	return filepath.Join(resolved, rest), nil
+}
+
+// missing reports whether err, from resolving a path, says it does not
+// exist: a component is missing, or one that is a regular file has a path
+// below it (ENOTDIR), under which nothing can exist.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || isNotDir(err)
 }
