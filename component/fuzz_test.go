@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // FuzzServerAnswers feeds arbitrary bytes to every parser of what servers
@@ -155,6 +157,83 @@ func FuzzRelPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, root, path string) {
 		if got, want := relPath(root, path), relPathRef(root, path); got != want {
 			t.Fatalf("relPath(%q, %q) = %q, filepath.Rel says %q", root, path, got, want)
+		}
+	})
+}
+
+// FuzzResolveFile: whatever the tool's file argument, it is refused or
+// resolves to a clean absolute path whose deepest existing ancestor, links
+// resolved, is inside one of the session's roots (the cwd or an additional
+// directory); an existing file is given by its real path; one longer than
+// any path is refused. The workspace holds a file, a folder, links inside,
+// out (relative and absolute) and in a loop.
+func FuzzResolveFile(f *testing.F) {
+	real := func(dir string) string {
+		r, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			f.Fatal(err)
+		}
+		return r
+	}
+	root, extra, outside := real(f.TempDir()), real(f.TempDir()), real(f.TempDir())
+	for _, p := range []string{filepath.Join(root, "main.go"), filepath.Join(root, "sub", "a.go"), filepath.Join(extra, "e.go"), filepath.Join(outside, "secret.go")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("package x\n"), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		"in": "sub", "out": "../" + filepath.Base(outside), "abs": filepath.Join(outside, "secret.go"),
+		"loop": "loop", "toextra": extra, "sub/up": "..",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			f.Fatal(err)
+		}
+	}
+	for _, s := range []string{
+		"main.go", "sub/a.go", "in/a.go", "in/../main.go", "out/secret.go", "out/new.go", "abs", "loop/x",
+		"toextra/e.go", "sub/up/main.go", "sub/up/out/x", "../x", "/etc/passwd", root + "/main.go",
+		extra + "/e.go", extra + "/../x", outside, "main.go/x", "a\x00b", ".", "..", "//", "~/x",
+		strings.Repeat("a/", 2100), strings.Repeat("../", 50) + filepath.Base(root),
+	} {
+		f.Add(s)
+	}
+	c, _ := startSession(f, Config{}, newFake(), root)
+	s, err := c.NewSession(root, extra)
+	if err != nil {
+		f.Fatal(err)
+	}
+	roots := []string{root, extra}
+	f.Fuzz(func(t *testing.T, file string) {
+		p, exists, err := s.resolveExists(file)
+		if err != nil {
+			return
+		}
+		if len(file) > maxPathLen {
+			t.Fatalf("a file argument of %d bytes resolved to %s", len(file), p)
+		}
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			t.Fatalf("%q resolved to %q, not a clean absolute path", file, p)
+		}
+		if exists {
+			if r, err := filepath.EvalSymlinks(p); err != nil || r != p {
+				t.Fatalf("%q resolved to %q, an existing file whose real path is %q (%v)", file, p, r, err)
+			}
+		}
+		for a := p; ; a = filepath.Dir(a) {
+			r, err := filepath.EvalSymlinks(a)
+			if err != nil {
+				if filepath.Dir(a) == a {
+					t.Fatalf("%q resolved to %q, nothing of which exists", file, p)
+				}
+				continue
+			}
+			if !slices.ContainsFunc(roots, func(root string) bool { return edit.Within(root, r) }) {
+				t.Fatalf("%q resolved to %q, whose ancestor %s is %s, outside %v", file, p, a, r, roots)
+			}
+			return
 		}
 	})
 }

@@ -41,7 +41,7 @@ func TestRelPathDotNames(t *testing.T) {
 		t.Errorf("references in ..gen.go:\n%s", text)
 	}
 	// A glob given as an absolute path inside the workspace.
-	if got, err := s.glob(filepath.Join(s.Root, "..gen*")); err != nil || len(got) != 1 || got[0] != dots {
+	if got, err := s.glob(t.Context(), filepath.Join(s.Root, "..gen*")); err != nil || len(got) != 1 || got[0] != dots {
 		t.Errorf("glob of ..gen*: %q %v", got, err)
 	}
 }

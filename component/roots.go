@@ -75,6 +75,20 @@ func workspaceRoot(dir string) (string, func(string) error, error) {
 	return real, check, nil
 }
 
+// maxPathLen bounds a file argument, a path or a glob: Linux's PATH_MAX.
+// No system call takes a longer path, and resolving or matching one costs
+// time in proportion to its length, so it is refused before either.
+const maxPathLen = 4096
+
+// checkPathLen refuses p, a path (what "path") or a glob, when it is
+// longer than maxPathLen.
+func checkPathLen(what, p string) error {
+	if len(p) > maxPathLen {
+		return fmt.Errorf("%s of %d bytes is longer than any file path can be (%d bytes)", what, len(p), maxPathLen)
+	}
+	return nil
+}
+
 // absPath is a file argument as an absolute, clean path: relative ones are
 // taken from Root. Nothing is resolved or checked.
 func (s *Session) absPath(file string) string {

@@ -214,7 +214,7 @@ func TestGlobStarsBounded(t *testing.T) {
 	if !isErr || !strings.Contains(text, "more than 3 **") {
 		t.Errorf("12 **: %s", text)
 	}
-	if _, err := s.glob("**/d/**/d/**/y.go"); err != nil {
+	if _, err := s.glob(t.Context(), "**/d/**/d/**/y.go"); err != nil {
 		t.Errorf("3 **: %v", err)
 	}
 }

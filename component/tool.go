@@ -267,6 +267,9 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 	if file == "" {
 		return "", false, errors.New("file is required")
 	}
+	if err := checkPathLen("path", file); err != nil {
+		return "", false, err
+	}
 	p := s.absPath(file)
 	// One EvalSymlinks answers an existing file inside the workspace (the
 	// Root is resolved already); the full check, a few times the lstats,
