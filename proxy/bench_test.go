@@ -1,11 +1,13 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -135,4 +137,25 @@ func (l *lines) Read(p []byte) (int, error) {
 		l.n--
 	}
 	return k, nil
+}
+
+// BenchmarkReadLongLine reads lines longer than the read buffer (a prompt
+// holding a file, an image): the bytes and allocations per line.
+func BenchmarkReadLongLine(b *testing.B) {
+	for _, size := range []int{200 << 10, 4 << 20, 40 << 20} {
+		b.Run(strconv.Itoa(size>>10)+"KiB", func(b *testing.B) {
+			line := append(bytes.Repeat([]byte("a"), size), '\n')
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			r := bytes.NewReader(line)
+			lr := NewLineReader(r, 0)
+			for b.Loop() {
+				r.Reset(line)
+				lr.r.Reset(r)
+				if _, err := lr.ReadLine(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"unicode/utf8"
@@ -121,17 +123,38 @@ func (lr *LineReader) readLine(lend bool) (line []byte, lent bool, err error) {
 // readLong collects a line longer than the read buffer, starting with
 // first. It returns nil for a blank line. A line over the cap is read to
 // its end and discarded.
+//
+// Past growChunk bytes the line is collected in chunks that double the
+// total, never past the cap, and is copied once, whole, at the end: a
+// line over the cap holds at most the cap while it is read, and is
+// dropped as soon as it is known to be over (one buffer growing by
+// doubling held up to three times the cap, 823 MiB for 256), then that
+// memory goes back to the OS.
 func (lr *LineReader) readLong(first []byte) ([]byte, error) {
+	var full [][]byte // chunks filled before buf
+	size := 0         // bytes in full
 	buf := append(lr.buf[:0], first...)
 	tooLong := len(buf) > lr.max+2
 	for {
 		frag, err := lr.r.ReadSlice('\n')
 		if !tooLong {
-			if len(buf)+len(frag) > lr.max+2 {
+			if size+len(buf)+len(frag) > lr.max+2 {
 				tooLong = true
-				buf = buf[:0]
+				full, buf = nil, nil
 			} else {
-				buf = appendDoubling(buf, frag)
+				for len(frag) > 0 {
+					if len(buf) == cap(buf) {
+						if cap(buf) < growChunk {
+							buf = slices.Grow(buf, min(max(cap(buf), 64<<10), growChunk))
+						} else {
+							full = append(full, buf)
+							size += len(buf)
+							buf = make([]byte, 0, min(size, lr.max+2-size))
+						}
+					}
+					k := copy(buf[len(buf):cap(buf)], frag)
+					buf, frag = buf[:len(buf)+k], frag[k:]
+				}
 			}
 		}
 		if err == bufio.ErrBufferFull {
@@ -143,8 +166,18 @@ func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 		break
 	}
 	if tooLong {
-		lr.keep(buf)
+		lr.buf = nil
+		// The chunks are garbage now; a huge line is rare and hostile,
+		// so the cost of a collection is worth the memory back.
+		debug.FreeOSMemory()
 		return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+	}
+	if len(full) > 0 {
+		whole := make([]byte, 0, size+len(buf))
+		for _, c := range full {
+			whole = append(whole, c...)
+		}
+		buf = append(whole, buf...)
 	}
 	line := bytes.TrimRight(buf, "\r\n")
 	if len(line) > lr.max {
@@ -165,17 +198,10 @@ func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 	return bytes.Clone(line), nil
 }
 
-// appendDoubling appends frag to buf, doubling the capacity when it runs
-// out: append grows big slices by a quarter, which makes collecting a
-// 50 MiB line copy it about five times over.
-func appendDoubling(buf, frag []byte) []byte {
-	if need := len(buf) + len(frag); need > cap(buf) {
-		nb := make([]byte, len(buf), max(2*cap(buf), need, 64<<10))
-		copy(nb, buf)
-		buf = nb
-	}
-	return append(buf, frag...)
-}
+// growChunk is the size up to which a long line grows in one buffer
+// (copied as it doubles, and kept for the next long line); past it the
+// line is collected in chunks (see readLong).
+const growChunk = 1 << 20
 
 func (lr *LineReader) keep(buf []byte) {
 	if cap(buf) > 1<<20 {
