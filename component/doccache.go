@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
@@ -46,7 +46,7 @@ const (
 )
 
 // read returns the document of path as it is on disk now; errors are
-// edit.ReadRegular's: a file that is not regular, or is over the cap, is
+// regfile.Read's: a file that is not regular, or is over the cap, is
 // refused unread.
 func (c *docCache) read(path string) (*position.Document, error) {
 	return c.readWith(path, nil)
@@ -72,7 +72,7 @@ func (c *docCache) readWith(path string, fi os.FileInfo) (*position.Document, er
 	// The time before the read: a write after it is newer than the
 	// content read, whatever its time stamp.
 	now := time.Now()
-	b, fi, err := edit.ReadRegular(path, c.limit)
+	b, fi, err := regfile.Read(path, c.limit)
 	if err != nil {
 		return nil, err
 	}

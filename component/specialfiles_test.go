@@ -29,10 +29,10 @@ func TestPositionSpecialFiles(t *testing.T) {
 	}
 	_, s := startSession(t, Config{}, newFake(), root)
 	for _, tc := range []struct{ file, want string }{
-		{"pipe.go", "a named pipe, not a regular file"},
-		{"pipelink.go", "a named pipe, not a regular file"},
-		{"dir.go", "a directory, not a regular file"},
-		{"dirlink.go", "a directory, not a regular file"},
+		{"pipe.go", "not a regular file (a named pipe)"},
+		{"pipelink.go", "not a regular file (a named pipe)"},
+		{"dir.go", "not a regular file (a directory)"},
+		{"dirlink.go", "not a regular file (a directory)"},
 		{"zero.go", "outside the workspace"},
 	} {
 		for _, action := range []string{"hover", "definition"} {

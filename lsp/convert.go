@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -34,7 +35,7 @@ type converter struct {
 // newConverter returns a converter that reads documents through open
 // (which may be nil) and falls back to the file on disk: a regular file
 // of at most limit bytes (negative: any size), as a server's answer may
-// name any path (edit.ReadRegular). A position in another file is left
+// name any path (regfile.Read). A position in another file is left
 // as it is.
 func newConverter(from, to position.Encoding, open func(uri string) *position.Document, limit int64) *converter {
 	c := &converter{from: from, to: to, cache: map[string]*position.Document{}}
@@ -48,7 +49,7 @@ func newConverter(from, to position.Encoding, open func(uri string) *position.Do
 		if err != nil {
 			return nil, err
 		}
-		b, _, err := edit.ReadRegular(p, limit)
+		b, _, err := regfile.Read(p, limit)
 		if err != nil {
 			return nil, err
 		}

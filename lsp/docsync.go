@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -55,9 +56,9 @@ const DefaultMaxFileSize = edit.DefaultMaxFileSize
 // Reasons a file is not sent to a language server, wrapped by *FileError.
 var (
 	// ErrFileTooLarge: the file is over Options.MaxFileSize. It is
-	// edit.ErrTooLarge, so one errors.Is matches a file refused here or
-	// by edit.ReadRegular.
-	ErrFileTooLarge = edit.ErrTooLarge
+	// regfile.ErrTooLarge, so one errors.Is matches a file refused here or
+	// by regfile.Read.
+	ErrFileTooLarge = regfile.ErrTooLarge
 	// ErrBinaryFile: the file holds NUL bytes or invalid UTF-8, so it is
 	// not text a language server could read.
 	ErrBinaryFile = errors.New("binary file")
@@ -83,7 +84,7 @@ type FileError struct {
 func (e *FileError) Error() string {
 	if errors.Is(e.Err, ErrFileTooLarge) {
 		return fmt.Sprintf("sync %s: too large for a language server: %s, over the cap of %s; not sent to the server",
-			e.Path, edit.SizeAndBytes(e.Size), edit.ByteSize(e.Limit))
+			e.Path, regfile.SizeAndBytes(e.Size), regfile.ByteSize(e.Limit))
 	}
 	what := "invalid UTF-8"
 	if e.nul {
@@ -177,8 +178,8 @@ func (p *proc) sync(path string) (document, error) {
 		return snap, nil
 	}
 	p.mu.Unlock()
-	b, _, err := edit.ReadRegular(path, limit)
-	if se := (*edit.SizeError)(nil); errors.As(err, &se) { // it grew since the stat
+	b, _, err := regfile.Read(path, limit)
+	if se := (*regfile.SizeError)(nil); errors.As(err, &se) { // it grew since the stat
 		p.closeDocLocked(path)
 		return document{}, &FileError{Path: path, Size: se.Size, Limit: limit, Err: ErrFileTooLarge}
 	}

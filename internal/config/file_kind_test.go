@@ -34,11 +34,11 @@ func TestConfigFileMustBeRegular(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "not a regular file (a directory)"},
-		{"a file over the cap", func(t *testing.T, path string) { writeFile(t, path, atCap+"\n") }, fmt.Sprintf("file too large (over %d bytes)", MaxFileBytes)},
+		{"a file over the cap", func(t *testing.T, path string) { writeFile(t, path, atCap+"\n") }, fmt.Sprintf("too large: 1.0 MiB (%d bytes), over the cap of 1.0 MiB", MaxFileBytes+1)},
 		{"a symlink to a file over the cap", func(t *testing.T, path string) {
 			writeFile(t, path+".real", atCap+"#")
 			symlink(t, path+".real", path)
-		}, fmt.Sprintf("file too large (over %d bytes)", MaxFileBytes)},
+		}, fmt.Sprintf("too large: 1.0 MiB (%d bytes), over the cap of 1.0 MiB", MaxFileBytes+1)},
 		{"a file of exactly the cap", func(t *testing.T, path string) { writeFile(t, path, atCap) }, ""},
 	}
 	for _, tt := range tests {

@@ -30,7 +30,8 @@ const MaxFileBytes = 1 << 20
 // pointing at a device, a pipe (acp-lsp's own stdin among them) or a huge
 // file is refused without blocking or reading it.
 func ReadFile(path string) ([]byte, error) {
-	return regfile.ReadFile(path, MaxFileBytes)
+	b, _, err := regfile.Read(path, MaxFileBytes)
+	return b, err
 }
 
 // EnvPrefix starts every environment variable acp-lsp reads.

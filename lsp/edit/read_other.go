@@ -1,8 +1,0 @@
-//go:build !unix
-
-package edit
-
-import "os"
-
-// openFlags open a file for ReadRegular.
-const openFlags = os.O_RDONLY
