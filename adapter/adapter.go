@@ -30,6 +30,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/agentwrite"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/sessionsetup"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -269,10 +270,6 @@ func (a *Adapter) background(f func(ctx context.Context)) {
 	}()
 }
 
-// sessionMethods carry a cwd, and maybe additionalDirectories, that become
-// workspace roots.
-var sessionMethods = map[string]bool{"session/new": true, "session/load": true, "session/resume": true, "session/fork": true}
-
 // Passes implements proxy.Passer: of the notifications, the adapter looks
 // only at LSP extensions (the editor's diagnostics and saves, the tool's
 // filesChanged); everything else, above all the agent's session/update
@@ -289,7 +286,7 @@ func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messa
 	switch {
 	case m.Kind == proxy.KindRequest && m.Method == "initialize":
 		hop.ToAgent(a.initializeDown(hop, m))
-	case m.Kind == proxy.KindRequest && sessionMethods[m.Method]:
+	case m.Kind == proxy.KindRequest && sessionsetup.Is(m.Method):
 		a.addRoot(hop, m)
 		hop.ToAgent(m)
 	case m.Kind == proxy.KindNotification && (lspext.Is(m.Method, lspext.PublishDiagnostics) || lspext.Is(m.Method, lspext.DidSave)):

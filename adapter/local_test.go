@@ -247,17 +247,21 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 	}
 }
 
-// TestSessionRoots: the cwd of session/new, load, resume and fork becomes
-// a workspace root (a file there is routed, not refused as outside), the
-// request reaching the agent byte for byte; a relative cwd adds nothing.
+// TestSessionRoots: the cwd of session/new, load, resume and fork (both
+// fork spellings: every request the component gives the lsp tool in)
+// becomes a workspace root (a file there is routed, not refused as
+// outside), the request reaching the agent byte for byte; a relative cwd
+// adds nothing.
 func TestSessionRoots(t *testing.T) {
 	tc := startChain(t, Config{}, false)
 	tc.initialize(t, "", "")
-	for i, method := range []string{"session/new", "session/load", "session/resume", "session/fork", "session/new"} {
+	methods := []string{"session/new", "session/load", "session/resume", "session/fork", "session/unstable_fork", "session/new"}
+	relative := len(methods) - 1
+	for i, method := range methods {
 		dir, err := filepath.EvalSymlinks(t.TempDir())
 		must(t, err)
 		cwd := dir
-		if i == 4 {
+		if i == relative {
 			cwd = "relative/dir"
 		}
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"sessionId":"S","mcpServers":[]}}`, 10+i, method, cwd)
@@ -265,7 +269,7 @@ func TestSessionRoots(t *testing.T) {
 		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
 			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
-		if want, raw := i != 4, tc.probeRoot(t, 100+i, dir); raw != want {
+		if want, raw := i != relative, tc.probeRoot(t, 100+i, dir); raw != want {
 			t.Errorf("%s %s: root %v, want %v", method, cwd, raw, want)
 		}
 	}

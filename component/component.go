@@ -663,12 +663,6 @@ func (c *Component) Entry(s *Session, t Transport) json.RawMessage {
 	return b
 }
 
-// SetupMethods are the ACP methods whose params carry mcpServers.
-var SetupMethods = map[string]bool{
-	"session/new": true, "session/load": true, "session/resume": true, "session/fork": true,
-	"session/unstable_fork": true,
-}
-
 // PatchSessionSetup creates a session for the params of a session setup
 // request (session/new|load|resume|fork) and returns the params with the
 // session's MCP entry appended to mcpServers, every other byte as the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/agentwrite"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/sessionsetup"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -141,7 +142,7 @@ func (st *Stage) waitHop(ctx context.Context) (*proxy.Hop, error) {
 // FromClient implements proxy.Component.
 func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
-	case m.Kind == proxy.KindRequest && SetupMethods[m.Method]:
+	case m.Kind == proxy.KindRequest && sessionsetup.Is(m.Method):
 		select {
 		case <-st.started:
 		case <-ctx.Done():
@@ -163,7 +164,7 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		s.mu.Lock()
 		s.unredact = unredact
 		s.mu.Unlock()
-		if m.Method != "session/load" && m.Method != "session/resume" {
+		if !sessionsetup.NamesSession(m.Method) {
 			// A fork's sessionId is its source's: the fork's own id is in
 			// the answer alone.
 			paramsID = ""
@@ -234,7 +235,7 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 			st.agentHTTP = string(raw) == "true"
 			st.mu.Unlock()
 		}
-	case m.Kind == proxy.KindResponse && SetupMethods[m.Method]:
+	case m.Kind == proxy.KindResponse && sessionsetup.Is(m.Method):
 		st.mu.Lock()
 		p, ok := st.pending[string(m.ID)]
 		delete(st.pending, string(m.ID))
