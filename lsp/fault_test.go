@@ -95,6 +95,9 @@ func newFaultEnvAt(t *testing.T, root string, s fakelsp.Script, tweak func(*Opti
 			Write: Duration(10 * time.Second), Idle: Duration(-1),
 		},
 		DiagnosticsSettle: 50 * time.Millisecond,
+		// Tests restart servers often, some within a short request
+		// timeout; TestRestartBackoffFakeTime is about the delay.
+		RestartBackoff: 100 * time.Millisecond,
 		// Most tests script the exact traffic, which changes told as they
 		// are seen would make depend on timing; TestTellOnWrite turns it
 		// back on.

@@ -30,6 +30,31 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
+// Defaults of the Options fields acp-lsp's configuration also sets (with
+// DefaultTimeouts, DefaultMaxFileSize and DefaultMaxWatchedDirs). The
+// configuration (internal/config) takes its defaults from these, so a zero
+// Options (tests, benchmarks, `acp-lsp doctor`, other embedders) behaves as
+// acp-lsp does out of the box.
+const (
+	// DefaultMaxRestarts is Options.MaxRestarts's default
+	// (local.max_restarts).
+	DefaultMaxRestarts = 5
+	// DefaultRestartBackoff is Options.RestartBackoff's default
+	// (local.restart_backoff): a server that crashes at once again is
+	// not restarted in a tight loop.
+	DefaultRestartBackoff = time.Second
+	// DefaultRestartBackoffMax is Options.RestartBackoffMax's default
+	// (local.restart_backoff_max).
+	DefaultRestartBackoffMax = 30 * time.Second
+	// DefaultWedgeAfter is Options.WedgeAfter's default
+	// (local.wedge_timeouts).
+	DefaultWedgeAfter = 3
+	// DefaultDiagnosticsSettle is Options.DiagnosticsSettle's default
+	// (diagnostics.settle_window): long enough for a server's burst of
+	// publishes after a change, short against the diagnostics wait.
+	DefaultDiagnosticsSettle = 250 * time.Millisecond
+)
+
 // Options configure a Manager. Zero values take the documented defaults.
 type Options struct {
 	// Roots are the workspace roots (one per session); a server's root is
@@ -57,24 +82,25 @@ type Options struct {
 	// they are generated data, not code an agent reads through a server.
 	MaxFileSize int64
 	// MaxRestarts is how many crashes within RestartWindow are restarted
-	// before the circuit opens. Defaults 5 and 3 minutes; a negative
-	// MaxRestarts never restarts a crashed server (until the window has
-	// passed since its crash).
+	// before the circuit opens. Defaults DefaultMaxRestarts (5) and 3
+	// minutes; a negative MaxRestarts never restarts a crashed server
+	// (until the window has passed since its crash).
 	MaxRestarts   int
 	RestartWindow time.Duration
 	// RestartBackoff is the delay before restarting after one recent
 	// crash; it doubles per further crash in the window, up to
-	// RestartBackoffMax. Defaults 100ms and 10s; a negative
-	// RestartBackoff restarts at once.
+	// RestartBackoffMax. Defaults DefaultRestartBackoff (1s) and
+	// DefaultRestartBackoffMax (30s, or RestartBackoff if that is
+	// longer); a negative RestartBackoff restarts at once.
 	RestartBackoff    time.Duration
 	RestartBackoffMax time.Duration
 	// WedgeAfter is the number of consecutive request timeouts after which
-	// a server is recycled. Default 3; negative never recycles for
-	// timeouts (a server not reading its input still is).
+	// a server is recycled. Default DefaultWedgeAfter (3); negative never
+	// recycles for timeouts (a server not reading its input still is).
 	WedgeAfter int
 	// DiagnosticsSettle is the quiet time after a publish that makes
 	// diagnostics fresh for servers that do not echo versions. Default
-	// 300ms.
+	// DefaultDiagnosticsSettle (250ms).
 	DiagnosticsSettle time.Duration
 	// MaxWatchedDirs bounds the folders watched for changes made behind
 	// the client's back (the agent's shell, a build, git): files written,
@@ -130,6 +156,18 @@ type Manager struct {
 
 // NewManager returns a Manager; it starts no process.
 func NewManager(opts Options) (*Manager, error) {
+	opts = opts.withDefaults()
+	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, routes: map[string]routeEntry{}, subs: map[int]chan DiagnosticsEvent{}, now: time.Now}
+	for _, r := range opts.Roots {
+		if err := m.AddRoot(r); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// withDefaults returns opts with every zero field set to its default.
+func (opts Options) withDefaults() Options {
 	if opts.Servers == nil {
 		opts.Servers = DefaultServers()
 	}
@@ -145,7 +183,7 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	switch {
 	case opts.MaxRestarts == 0:
-		opts.MaxRestarts = 5
+		opts.MaxRestarts = DefaultMaxRestarts
 	case opts.MaxRestarts < 0:
 		opts.MaxRestarts = 0 // the first crash opens the circuit
 	}
@@ -154,21 +192,21 @@ func NewManager(opts Options) (*Manager, error) {
 	}
 	switch {
 	case opts.RestartBackoff == 0:
-		opts.RestartBackoff = 100 * time.Millisecond
+		opts.RestartBackoff = DefaultRestartBackoff
 	case opts.RestartBackoff < 0:
 		opts.RestartBackoff = 0
 	}
 	if opts.RestartBackoffMax <= 0 {
-		opts.RestartBackoffMax = max(10*time.Second, opts.RestartBackoff)
+		opts.RestartBackoffMax = max(DefaultRestartBackoffMax, opts.RestartBackoff)
 	}
 	switch {
 	case opts.WedgeAfter == 0:
-		opts.WedgeAfter = 3
+		opts.WedgeAfter = DefaultWedgeAfter
 	case opts.WedgeAfter < 0:
 		opts.WedgeAfter = math.MaxInt
 	}
 	if opts.DiagnosticsSettle <= 0 {
-		opts.DiagnosticsSettle = 300 * time.Millisecond
+		opts.DiagnosticsSettle = DefaultDiagnosticsSettle
 	}
 	if opts.MaxWatchedDirs == 0 {
 		opts.MaxWatchedDirs = DefaultMaxWatchedDirs
@@ -179,13 +217,7 @@ func NewManager(opts Options) (*Manager, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	m := &Manager{opts: opts, log: opts.Logger, servers: map[string]*server{}, routes: map[string]routeEntry{}, subs: map[int]chan DiagnosticsEvent{}, now: time.Now}
-	for _, r := range opts.Roots {
-		if err := m.AddRoot(r); err != nil {
-			return nil, err
-		}
-	}
-	return m, nil
+	return opts
 }
 
 // AddRoot adds a workspace root (a session's folder).

@@ -286,9 +286,10 @@ func TestRestartOptions(t *testing.T) {
 		openAfterOneCrash      bool
 		recycleAfterManyFaults bool
 	}{
-		{"defaults", Options{}, 5, 3, 100 * time.Millisecond, 10 * time.Second, false, true},
-		{"off", Options{MaxRestarts: -1, WedgeAfter: -1, RestartBackoff: -1}, 0, math.MaxInt, 0, 10 * time.Second, true, false},
-		{"set", Options{MaxRestarts: 2, WedgeAfter: 7, RestartBackoff: time.Second, RestartBackoffMax: 30 * time.Second}, 2, 7, time.Second, 30 * time.Second, false, true},
+		{"defaults", Options{}, DefaultMaxRestarts, DefaultWedgeAfter, DefaultRestartBackoff, DefaultRestartBackoffMax, false, true},
+		{"off", Options{MaxRestarts: -1, WedgeAfter: -1, RestartBackoff: -1}, 0, math.MaxInt, 0, DefaultRestartBackoffMax, true, false},
+		{"set", Options{MaxRestarts: 2, WedgeAfter: 7, RestartBackoff: 2 * time.Second, RestartBackoffMax: time.Minute}, 2, 7, 2 * time.Second, time.Minute, false, true},
+		{"backoff above the default cap", Options{RestartBackoff: time.Minute}, DefaultMaxRestarts, DefaultWedgeAfter, time.Minute, time.Minute, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := NewManager(tc.in)

@@ -100,12 +100,14 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// DefaultTimeouts are used for every zero field of Timeouts.
+// DefaultTimeouts are used for every zero field of Timeouts. The
+// configuration (internal/config) takes its defaults for timeouts.initialize,
+// timeouts.request, timeouts.shutdown and local.idle_after from here.
 var DefaultTimeouts = Timeouts{
 	Initialize:  Duration(60 * time.Second),
 	Request:     Duration(30 * time.Second),
 	Diagnostics: Duration(15 * time.Second),
-	Shutdown:    Duration(3 * time.Second),
+	Shutdown:    Duration(5 * time.Second),
 	Write:       Duration(10 * time.Second),
 	Idle:        Duration(10 * time.Minute),
 }

@@ -182,29 +182,31 @@ type ServerTimeouts struct {
 }
 
 // Defaults returns the built-in configuration. The options the component
-// also has a Go default for take it from there (component.DefaultBudget
-// ...), so that a zero component.Config behaves as acp-lsp does.
+// or the lsp package also has a Go default for take it from there
+// (component.DefaultBudget, lsp.DefaultRestartBackoff, lsp.DefaultTimeouts
+// ...), so that a zero component.Config or lsp.Options behaves as acp-lsp
+// does.
 func Defaults() Config {
 	return Config{
 		Log: Log{Level: "info"},
 		MCP: MCP{Transport: "auto"},
 		Timeouts: Timeouts{
 			Editor:     10 * time.Second,
-			Request:    30 * time.Second,
-			Initialize: 60 * time.Second,
-			Shutdown:   5 * time.Second,
+			Request:    time.Duration(lsp.DefaultTimeouts.Request),
+			Initialize: time.Duration(lsp.DefaultTimeouts.Initialize),
+			Shutdown:   time.Duration(lsp.DefaultTimeouts.Shutdown),
 			Permission: component.DefaultPermissionWait,
 		},
 		Local: Local{
 			IdleTeardown:      true,
-			IdleAfter:         10 * time.Minute,
-			MaxRestarts:       5,
-			RestartBackoff:    time.Second,
-			RestartBackoffMax: 30 * time.Second,
-			WedgeTimeouts:     3,
+			IdleAfter:         time.Duration(lsp.DefaultTimeouts.Idle),
+			MaxRestarts:       lsp.DefaultMaxRestarts,
+			RestartBackoff:    lsp.DefaultRestartBackoff,
+			RestartBackoffMax: lsp.DefaultRestartBackoffMax,
+			WedgeTimeouts:     lsp.DefaultWedgeAfter,
 			MaxFileSize:       lsp.DefaultMaxFileSize,
 			Watch:             true,
-			WatchMaxDirs:      10000,
+			WatchMaxDirs:      lsp.DefaultMaxWatchedDirs,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",
@@ -212,7 +214,7 @@ func Defaults() Config {
 			},
 		},
 		Diagnostics: Diagnostics{
-			SettleWindow:    250 * time.Millisecond,
+			SettleWindow:    lsp.DefaultDiagnosticsSettle,
 			WaitBudget:      component.DefaultDiagnosticsWait,
 			CacheFiles:      component.DefaultCacheFiles,
 			PerFile:         component.DefaultCachePerFile,
