@@ -74,7 +74,8 @@ type DiagnosticsOptions struct {
 	Timeout time.Duration
 	// Settle is how long a server that does not echo document versions
 	// must stay quiet after a publish before its diagnostics count as
-	// fresh; zero takes Options.DiagnosticsSettle.
+	// fresh; zero takes Options.DiagnosticsSettle, negative makes a
+	// publish after the sync fresh at once.
 	Settle time.Duration
 }
 

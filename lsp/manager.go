@@ -55,7 +55,12 @@ const (
 	DefaultDiagnosticsSettle = 250 * time.Millisecond
 )
 
-// Options configure a Manager. Zero values take the documented defaults.
+// Options configure a Manager. A zero field takes its default; a negative
+// one, where the field says so, turns the behaviour off (no restarts, no
+// restart delay, no recycling for timeouts, no file size cap, no watching,
+// no settle window, no closing of idle documents; in Timeouts no
+// diagnostics wait, no idle teardown).
+// Zero never means off.
 type Options struct {
 	// Roots are the workspace roots (one per session); a server's root is
 	// never above the workspace root that holds the file. More can be
@@ -100,7 +105,8 @@ type Options struct {
 	WedgeAfter int
 	// DiagnosticsSettle is the quiet time after a publish that makes
 	// diagnostics fresh for servers that do not echo versions. Default
-	// DefaultDiagnosticsSettle (250ms).
+	// DefaultDiagnosticsSettle (250ms); negative: a publish after the
+	// sync is fresh at once.
 	DiagnosticsSettle time.Duration
 	// MaxWatchedDirs bounds the folders watched for changes made behind
 	// the client's back (the agent's shell, a build, git): files written,
@@ -205,8 +211,11 @@ func (opts Options) withDefaults() Options {
 	case opts.WedgeAfter < 0:
 		opts.WedgeAfter = math.MaxInt
 	}
-	if opts.DiagnosticsSettle <= 0 {
+	switch {
+	case opts.DiagnosticsSettle == 0:
 		opts.DiagnosticsSettle = DefaultDiagnosticsSettle
+	case opts.DiagnosticsSettle < 0:
+		opts.DiagnosticsSettle = 0 // fresh as soon as published
 	}
 	if opts.MaxWatchedDirs == 0 {
 		opts.MaxWatchedDirs = DefaultMaxWatchedDirs
@@ -444,8 +453,11 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 	s.begin()
 	defer s.end()
 	settle := opts.Settle
-	if settle <= 0 {
+	switch {
+	case settle == 0:
 		settle = m.opts.DiagnosticsSettle
+	case settle < 0:
+		settle = 0
 	}
 	wait := s.diagnosticsWait(opts)
 	// No wait (a negative timeout) is a context that is over already:
