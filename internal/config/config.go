@@ -77,9 +77,11 @@ type Local struct {
 	IdleAfter time.Duration `toml:"idle_after" min:"1"`
 	// MaxRestarts caps crash restarts of one server; 0 never restarts.
 	MaxRestarts int `toml:"max_restarts" min:"0"`
-	// RestartBackoff is the first restart delay; it doubles per crash.
+	// RestartBackoff is the first restart delay; it doubles per crash. 0
+	// restarts at once.
 	RestartBackoff time.Duration `toml:"restart_backoff" min:"0"`
-	// RestartBackoffMax caps the doubled restart delay.
+	// RestartBackoffMax caps the doubled restart delay; 0 keeps the
+	// default.
 	RestartBackoffMax time.Duration `toml:"restart_backoff_max" min:"0"`
 	// WedgeTimeouts recycles a server after this many consecutive request
 	// timeouts; 0 never does.
@@ -102,7 +104,8 @@ type Local struct {
 // Diagnostics sizes the diagnostics cache and freshness waits.
 type Diagnostics struct {
 	// SettleWindow is how long a push from a server that reports no
-	// versions must stay quiet before it counts as fresh.
+	// versions must stay quiet before it counts as fresh; 0 makes it fresh
+	// as soon as it arrives.
 	SettleWindow time.Duration `toml:"settle_window" min:"0" max:"30s" safe:"true"`
 	// WaitBudget bounds how long a diagnostics answer waits for fresh
 	// results before reporting stale or timeout. 0 does not wait: the

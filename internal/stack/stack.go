@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/component"
@@ -158,16 +157,16 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 				Initialize:  lsp.Duration(cfg.Timeouts.Initialize),
 				Request:     lsp.Duration(cfg.Timeouts.Request),
 				Shutdown:    lsp.Duration(cfg.Timeouts.Shutdown),
-				Diagnostics: lsp.Duration(diagnosticsWait(cfg.Diagnostics.WaitBudget)),
+				Diagnostics: lsp.Duration(off(cfg.Diagnostics.WaitBudget)),
 				Idle:        lsp.Duration(idle),
 			},
-			MaxRestarts:       zeroMeansOff(cfg.Local.MaxRestarts),
-			RestartBackoff:    durationZeroMeansOff(cfg.Local.RestartBackoff),
+			MaxRestarts:       off(cfg.Local.MaxRestarts),
+			RestartBackoff:    off(cfg.Local.RestartBackoff),
 			RestartBackoffMax: cfg.Local.RestartBackoffMax,
-			WedgeAfter:        zeroMeansOff(cfg.Local.WedgeTimeouts),
-			MaxFileSize:       int64(zeroMeansOff(cfg.Local.MaxFileSize)),
+			WedgeAfter:        off(cfg.Local.WedgeTimeouts),
+			MaxFileSize:       int64(off(cfg.Local.MaxFileSize)),
 			MaxWatchedDirs:    watchedDirs(cfg.Local),
-			DiagnosticsSettle: settle(cfg.Diagnostics.SettleWindow),
+			DiagnosticsSettle: off(cfg.Diagnostics.SettleWindow),
 			Env:               cfg.BaseEnv(environ),
 			Logger:            logger.With("part", "lsp"),
 		},
@@ -178,41 +177,17 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 	}, nil
 }
 
-// zeroMeansOff translates the configuration's 0 ("never": no restarts, no
-// recycling) into lsp's negative, since lsp reads zero as its default.
-func zeroMeansOff(n int) int {
-	if n == 0 {
+// off carries a configured value to the Go API for the keys whose 0 the
+// configuration documents as off (local.max_restarts, restart_backoff,
+// wedge_timeouts, max_file_size; diagnostics.settle_window, wait_budget):
+// lsp and component read zero as their default, like every zero field,
+// and a negative value as off (component.NoWait for the wait). The
+// configuration never holds a negative value for these keys (min 0).
+func off[T ~int | ~int64](v T) T {
+	if v == 0 {
 		return -1
 	}
-	return n
-}
-
-// durationZeroMeansOff is zeroMeansOff for the restart backoff: a zero
-// backoff restarts at once.
-func durationZeroMeansOff(d time.Duration) time.Duration {
-	if d == 0 {
-		return -1
-	}
-	return d
-}
-
-// settle keeps a configured zero settle window meaning "no wait" as far as
-// lsp allows: lsp reads zero as its default, so the smallest wait stands in.
-func settle(d time.Duration) time.Duration {
-	if d <= 0 {
-		return time.Nanosecond
-	}
-	return d
-}
-
-// diagnosticsWait keeps a configured zero diagnostics.wait_budget meaning
-// "do not wait": the component and lsp read zero as their default (5s)
-// and a negative wait as none.
-func diagnosticsWait(d time.Duration) time.Duration {
-	if d == 0 {
-		return component.NoWait
-	}
-	return d
+	return v
 }
 
 // ComponentConfig maps cfg onto the component's configuration.
@@ -238,7 +213,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		},
 		Budget:              cfg.Tool.OutputBudget,
 		PageSize:            cfg.Tool.PageSize,
-		DiagnosticsWait:     diagnosticsWait(cfg.Diagnostics.WaitBudget),
+		DiagnosticsWait:     off(cfg.Diagnostics.WaitBudget),
 		CacheFiles:          cfg.Diagnostics.CacheFiles,
 		CachePerFile:        cfg.Diagnostics.PerFile,
 		NoDiagnosticsOnSave: !cfg.Diagnostics.RefreshOnSave,
@@ -246,7 +221,7 @@ func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (comp
 		InjectWarnings:      cfg.Diagnostics.IncludeWarnings,
 		InjectBudget:        cfg.Diagnostics.InjectionBudget,
 		PermissionWait:      cfg.Timeouts.Permission,
-		MaxFileSize:         int64(zeroMeansOff(cfg.Local.MaxFileSize)),
+		MaxFileSize:         int64(off(cfg.Local.MaxFileSize)),
 		Logger:              logger.With("part", "component"),
 	}, nil
 }
