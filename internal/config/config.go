@@ -8,6 +8,7 @@ package config
 import (
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
@@ -184,17 +185,17 @@ type ServerTimeouts struct {
 	Initialize time.Duration `toml:"initialize" min:"0"`
 }
 
-// Defaults returns the built-in configuration. The options the component
-// or the lsp package also has a Go default for take it from there
-// (component.DefaultBudget, lsp.DefaultRestartBackoff, lsp.DefaultTimeouts
-// ...), so that a zero component.Config or lsp.Options behaves as acp-lsp
-// does.
+// Defaults returns the built-in configuration. The options the adapter,
+// the component or the lsp package also has a Go default for take it from
+// there (adapter.DefaultEditorTimeout, component.DefaultBudget,
+// lsp.DefaultRestartBackoff, lsp.DefaultTimeouts ...), so that a zero
+// adapter.Config, component.Config or lsp.Options behaves as acp-lsp does.
 func Defaults() Config {
 	return Config{
 		Log: Log{Level: "info"},
 		MCP: MCP{Transport: "auto"},
 		Timeouts: Timeouts{
-			Editor:     10 * time.Second,
+			Editor:     adapter.DefaultEditorTimeout,
 			Request:    time.Duration(lsp.DefaultTimeouts.Request),
 			Initialize: time.Duration(lsp.DefaultTimeouts.Initialize),
 			Shutdown:   time.Duration(lsp.DefaultTimeouts.Shutdown),
