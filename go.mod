@@ -17,6 +17,7 @@ require (
 	go.lsp.dev/protocol v1.0.1
 	go.lsp.dev/uri v1.0.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.45.0
 )
 
 require (
@@ -26,7 +27,6 @@ require (
 	go.lsp.dev/jsonrpc2 v1.0.1 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.45.0 // indirect
 )
