@@ -3,7 +3,7 @@ package lsp
 import (
 	"fmt"
 	"os"
-	"strings"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,31 +11,47 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/proctest"
 )
 
-// TestServersDieWithTheirParent: a process running a Manager that is
-// killed outright (SIGKILL, so no Close runs: an editor that lost
-// patience) takes its language servers with it, though each runs in its
-// own process group, and ignores its input's end. The test binary is run
-// again as that process: it starts a server and prints the server's pid
-// and its script path (unique to it, so the process table is searched for
-// exactly this server).
-func TestServersDieWithTheirParent(t *testing.T) {
-	if os.Getenv(proctest.ParentEnv) != "" {
-		// A server that ignores stdin EOF and SIGTERM, as gopls was seen
-		// to outlive an acp-lsp killed by acpx.
-		e := newFaultEnv(t, fakelsp.Script{RefuseExit: true}, nil)
-		e.wantHover()
-		fmt.Printf("server %d %s\n", e.m.Servers()[0].PID, e.script)
+// newTreeEnv is a faultEnv whose server first builds a process tree meant
+// to outlive it (proctest.TreeScript: a child in its process group and a
+// setsid daemon outside it, its pids recorded in pids), then execs the
+// fake, which ignores its input's end and SIGTERM (as gopls was seen to
+// outlive an acp-lsp killed by acpx). It returns once the server answered.
+func newTreeEnv(t *testing.T, pids string) *faultEnv {
+	e := newFaultEnv(t, fakelsp.Script{RefuseExit: true}, func(o *Options) {
+		s := &o.Servers[0]
+		s.Args = append([]string{"-c", proctest.TreeScript + `exec "$@"`, "sh", s.Command}, s.Args...)
+		s.Command = "sh"
+		s.Env = append(s.Env, proctest.PidsEnv+"="+pids)
+	})
+	e.wantHover()
+	return e
+}
+
+// TestServerTreeEndsWithAcpLsp: every process a language server started
+// ends with acp-lsp, as a tree: its child in its process group and a
+// daemon that left the group with setsid, also when acp-lsp is killed
+// outright (SIGKILL, so no Close runs: an editor that lost patience). For
+// the kill, the test binary is run again as that acp-lsp.
+func TestServerTreeEndsWithAcpLsp(t *testing.T) {
+	if pids := os.Getenv(proctest.ParentEnv); pids != "" {
+		newTreeEnv(t, pids)
+		fmt.Println("server ready")
 		select {} // killed here
 	}
-	proctest.KillParent(t, "1", "server ", 10*time.Second, func(line string) string {
-		var pid int
-		var script string
-		if _, err := fmt.Sscanf(line, "server %d %s", &pid, &script); err != nil || !strings.HasSuffix(script, "script.json") {
-			t.Fatalf("parent said %q (%v)", line, err)
-		}
-		if procs, err := proctest.Matching(script); err != nil || len(procs) != 1 || procs[0].Pid != pid {
-			t.Fatalf("processes running the script: %v %v, want the server, pid %d", procs, err, pid)
-		}
-		return script
-	})
+	for _, tc := range []struct {
+		name string
+		end  func(t *testing.T, pids string)
+		// grace is how long the tree may take to end after end returned.
+		grace time.Duration
+	}{
+		{"acp-lsp killed", func(t *testing.T, pids string) { proctest.KillParent(t, pids, "server ready") }, 10 * time.Second},
+		// Close returns once every tree has ended.
+		{"manager closed", func(t *testing.T, pids string) { newTreeEnv(t, pids).close() }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pids := filepath.Join(t.TempDir(), "pids")
+			tc.end(t, pids)
+			proctest.AwaitGone(t, proctest.ReadPids(t, pids, proctest.TreeProcs), tc.grace)
+		})
+	}
 }

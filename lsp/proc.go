@@ -13,11 +13,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -179,8 +179,9 @@ func (p *pipes) Write(b []byte) (int, error) {
 }
 func (p *pipes) Close() error { return p.w.Close() }
 
-// startProc starts the server, in its own process group (or through
-// Options.Connect), and connects to it; it does not initialize.
+// startProc starts the server, in its own process group, its tree ending
+// with acp-lsp (or through Options.Connect), and connects to it; it does
+// not initialize.
 func startProc(s *server) (*proc, error) {
 	if connect := s.mgr.opts.Connect; connect != nil {
 		c, err := connect(s.cfg, s.root)
@@ -197,7 +198,6 @@ func startProc(s *server) (*proc, error) {
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Dir = s.root
 	cmd.Env = append(s.mgr.env(), cfg.Env...)
-	cmd.SysProcAttr = serverProcAttr()
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
@@ -219,7 +219,8 @@ func startProc(s *server) (*proc, error) {
 	// Own pipes (not exec's copying goroutines) so that Wait returns when
 	// the server exits even if a child it started still holds them.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	child, err := reap.Start(cmd)
+	if err != nil {
 		for _, f := range []*os.File{inR, inW, outR, outW, errR, errW} {
 			f.Close()
 		}
@@ -228,8 +229,7 @@ func startProc(s *server) (*proc, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	pid := cmd.Process.Pid
-	return newProc(s, outR, inW, procLife{cmd, pid}, pid, errR), nil
+	return newProc(s, outR, inW, procLife{child}, child.Pid(), errR), nil
 }
 
 // newProc connects to a started server: LSP read from r, written to w
@@ -286,22 +286,25 @@ type serverLife interface {
 	kill()
 }
 
-// procLife is a server process leading its own process group.
-type procLife struct {
-	cmd *exec.Cmd
-	pid int
-}
+// procLife is a server process leading its own process group, its tree
+// ending with acp-lsp (reap.Start).
+type procLife struct{ c *reap.Child }
 
 func (l procLife) wait() error {
-	err := l.cmd.Wait()
-	// Children the server started may still hold the group: end them.
-	_ = syscall.Kill(-l.pid, syscall.SIGKILL)
-	awaitGroup(l.pid, 5*time.Second)
+	err := l.c.Wait()
+	// What the server started may still run: end it.
+	l.kill()
 	return err
 }
 
-func (l procLife) terminate() { _ = syscall.Kill(-l.pid, syscall.SIGTERM) }
-func (l procLife) kill()      { _ = syscall.Kill(-l.pid, syscall.SIGKILL) }
+func (l procLife) terminate() { l.c.Terminate() }
+
+// kill returns once the tree has ended: who killed a server may count on
+// it being gone.
+func (l procLife) kill() {
+	l.c.Kill()
+	<-l.c.Gone()
+}
 
 // connLife is a server behind Options.Connect.
 type connLife struct{ c ServerConn }
@@ -345,7 +348,7 @@ func lastLine(s string) string {
 	return s
 }
 
-// kill ends the whole process group at once.
+// kill ends the server and everything it started at once.
 func (p *proc) kill() { p.life.kill() }
 
 // loseConn records why the connection is unusable (first cause wins).

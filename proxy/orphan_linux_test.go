@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -11,31 +12,53 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/proctest"
 )
 
-// TestAgentDiesWithItsParent: an acp-lsp killed outright (SIGKILL, so it
-// cannot end its agent: an impatient editor) takes the agent with it,
-// though the agent runs in its own process group and here ignores both
-// its input's end and SIGTERM. The test binary is run again as that
-// acp-lsp; the agent's command line carries a marker unique to this run,
-// so the process table is searched for exactly it.
-func TestAgentDiesWithItsParent(t *testing.T) {
-	if marker := os.Getenv(proctest.ParentEnv); marker != "" {
+// startTree starts an agent that builds a process tree meant to outlive
+// it (proctest.TreeScript: a child in its process group and a setsid
+// daemon outside it, its pids recorded in pids), then runs sleep, deaf to
+// its input's end, and returns once the agent said it is ready.
+func startTree(t *testing.T, pids string) *Process {
+	t.Helper()
+	p, err := StartProcess([]string{"sh", "-c", proctest.TreeScript + `echo '{"jsonrpc":"2.0","method":"ready"}'; exec sleep 1000`},
+		ProcessOptions{Name: "agent", Env: append(os.Environ(), proctest.PidsEnv+"="+pids)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := p.Read(); err != nil || m.Method != "ready" {
+		p.Stop(0)
+		t.Fatalf("the agent said %v, %v; want its ready notification", m, err)
+	}
+	return p
+}
+
+// TestAgentTreeEndsWithAcpLsp: every process the agent started ends with
+// acp-lsp, as a tree: its child in its process group and a daemon that
+// left the group with setsid, also when acp-lsp is killed outright
+// (SIGKILL, so none of its own clean-up runs: an impatient editor), and
+// also while the agent itself ignores SIGTERM. For the kill, the test
+// binary is run again as that acp-lsp.
+func TestAgentTreeEndsWithAcpLsp(t *testing.T) {
+	if pids := os.Getenv(proctest.ParentEnv); pids != "" {
 		// SIGTERM ignored here is ignored in the agent too (an ignored
-		// signal stays ignored across exec), so the agent is sleep from
-		// its start: through sh's trap and exec its command line read
-		// empty for a moment, and the check below could miss it.
+		// signal stays ignored across exec).
 		signal.Ignore(syscall.SIGTERM)
-		p, err := StartProcess([]string{"sleep", marker}, ProcessOptions{Name: "agent"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Printf("agent %d\n", p.Pid())
+		startTree(t, pids)
+		fmt.Println("agent ready")
 		select {} // killed here
 	}
-	marker := fmt.Sprintf("%d.%d", 900000+os.Getpid()%1000, time.Now().UnixNano()%1000000)
-	proctest.KillParent(t, marker, "agent ", 10*time.Second, func(string) string {
-		if procs, err := proctest.Matching("sleep " + marker); err != nil || len(procs) != 1 {
-			t.Fatalf("processes running sleep %s: %v %v, want the agent", marker, procs, err)
-		}
-		return "sleep " + marker
-	})
+	for _, tc := range []struct {
+		name string
+		end  func(t *testing.T, pids string)
+		// grace is how long the tree may take to end after end returned.
+		grace time.Duration
+	}{
+		{"acp-lsp killed", func(t *testing.T, pids string) { proctest.KillParent(t, pids, "agent ready") }, 10 * time.Second},
+		// Stop returns once the whole tree has ended.
+		{"agent stopped", func(t *testing.T, pids string) { startTree(t, pids).Stop(time.Millisecond) }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pids := filepath.Join(t.TempDir(), "pids")
+			tc.end(t, pids)
+			proctest.AwaitGone(t, proctest.ReadPids(t, pids, proctest.TreeProcs), tc.grace)
+		})
+	}
 }

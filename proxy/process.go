@@ -8,8 +8,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
 // ProcessOptions configure StartProcess.
@@ -29,21 +30,20 @@ type ProcessOptions struct {
 }
 
 // Process is a child speaking NDJSON on stdin/stdout, in its own process
-// group. It is an Endpoint; Stop ends its whole group.
+// group. It is an Endpoint; Stop ends it with everything it started
+// (reap.Start).
 type Process struct {
 	*Stream
-	name    string
-	cmd     *exec.Cmd
-	pgid    int
-	stdin   io.WriteCloser
-	stdout  io.ReadCloser
-	done    chan struct{}
-	waitErr error
-	exitW   time.Duration
-	stopMu  sync.Mutex
+	name   string
+	child  *reap.Child
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	exitW  time.Duration
+	stopMu sync.Mutex
 }
 
-// StartProcess starts argv as a child in its own process group.
+// StartProcess starts argv as a child in its own process group, whose
+// whole tree ends with acp-lsp (reap.Start).
 func StartProcess(argv []string, opts ProcessOptions) (*Process, error) {
 	if opts.Name == "" {
 		opts.Name = "child"
@@ -60,7 +60,6 @@ func StartProcess(argv []string, opts ProcessOptions) (*Process, error) {
 	cmd.Dir = opts.Dir
 	cmd.Env = opts.Env
 	cmd.Stderr = opts.Stderr
-	cmd.SysProcAttr = childProcAttr()
 	// Own pipes, not cmd.StdoutPipe: Wait must not close our read end
 	// before we have read what the child wrote just before exiting.
 	inR, stdin, err := os.Pipe()
@@ -74,7 +73,7 @@ func StartProcess(argv []string, opts ProcessOptions) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", opts.Name, err)
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
-	err = cmd.Start()
+	child, err := reap.Start(cmd)
 	inR.Close()
 	outW.Close()
 	if err != nil {
@@ -87,24 +86,20 @@ func StartProcess(argv []string, opts ProcessOptions) (*Process, error) {
 	}
 	p := &Process{
 		Stream: NewStream(stdout, stdin, opts.Stream),
-		name:   opts.Name, cmd: cmd, pgid: cmd.Process.Pid,
-		stdin: stdin, stdout: stdout, done: make(chan struct{}), exitW: opts.ExitWait,
+		name:   opts.Name, child: child,
+		stdin: stdin, stdout: stdout, exitW: opts.ExitWait,
 	}
 	if p.exitW <= 0 {
 		p.exitW = 2 * time.Second
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
 	return p, nil
 }
 
 // Pid returns the child's pid (also its process group id).
-func (p *Process) Pid() int { return p.pgid }
+func (p *Process) Pid() int { return p.child.Pid() }
 
 // Done is closed when the child has exited.
-func (p *Process) Done() <-chan struct{} { return p.done }
+func (p *Process) Done() <-chan struct{} { return p.child.Exited() }
 
 // Read implements Endpoint; at the end of the child's output it reports how
 // the child ended.
@@ -122,20 +117,20 @@ func (p *Process) Read() (*Message, error) {
 	t := time.NewTimer(p.exitW)
 	defer t.Stop()
 	select {
-	case <-p.done:
-		return nil, fmt.Errorf("%s %s", p.name, describeExit(p.waitErr))
+	case <-p.Done():
+		return nil, fmt.Errorf("%s %s", p.name, describeExit(p.child.Wait()))
 	case <-t.C:
 		return nil, fmt.Errorf("%s closed its output", p.name)
 	}
 }
 
 func describeExit(err error) string {
-	var ee *exec.ExitError
+	var ee *reap.ExitError
 	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "was killed by signal " + ws.Signal().String()
+		if ee.Status.Signaled() {
+			return "was killed by signal " + ee.Status.Signal().String()
 		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+		return fmt.Sprintf("exited with status %d", ee.Status.ExitStatus())
 	}
 	if err != nil {
 		return "failed: " + err.Error()
@@ -146,8 +141,8 @@ func describeExit(err error) string {
 // ExitDescription says how the child ended ("" while it runs).
 func (p *Process) ExitDescription() string {
 	select {
-	case <-p.done:
-		return describeExit(p.waitErr)
+	case <-p.Done():
+		return describeExit(p.child.Wait())
 	default:
 		return ""
 	}
@@ -163,10 +158,11 @@ func (p *Process) Close() error {
 	return nil
 }
 
-// Stop ends the child's whole process group: stdin is closed, then after
-// grace SIGTERM goes to the group, after another grace SIGKILL. Members of
-// the group still alive after the leader exited are killed too. It returns
-// when the leader has exited.
+// Stop ends the child and everything it started: stdin is closed, then
+// after grace SIGTERM goes to its process group, after another grace its
+// whole tree is killed (reap.Child.Kill: also what left the group), as is
+// what is left of it once the child has exited. It returns when the
+// child has exited and, on Linux, its tree has ended.
 func (p *Process) Stop(grace time.Duration) {
 	p.stopMu.Lock()
 	defer p.stopMu.Unlock()
@@ -174,18 +170,18 @@ func (p *Process) Stop(grace time.Duration) {
 	t := time.NewTimer(grace)
 	defer t.Stop()
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-t.C:
-		syscall.Kill(-p.pgid, syscall.SIGTERM)
+		p.child.Terminate()
 		t.Reset(grace)
 		select {
-		case <-p.done:
+		case <-p.Done():
 		case <-t.C:
 		}
 	}
-	// Whatever is left of the group (children surviving SIGTERM, a leader
-	// ignoring it) is killed.
-	syscall.Kill(-p.pgid, syscall.SIGKILL)
-	<-p.done
+	// Whatever is left of the tree (children surviving SIGTERM, a leader
+	// ignoring it, a daemon) is killed.
+	p.child.Kill()
+	<-p.child.Gone()
 	p.stdout.Close()
 }

@@ -182,7 +182,9 @@ ACP_LSP_* variables and the flags below; a broken configuration stops
 acp-lsp with exit status 2 and a message naming the file, line and key.
 
 When the editor disconnects, AGENT, the language servers and all their
-children are ended (SIGTERM, then SIGKILL) within 5 seconds. If AGENT
+children are ended (SIGTERM, then SIGKILL) within 5 seconds; on Linux
+also daemons they detached with setsid, and also when acp-lsp is killed
+outright (each child runs under an acp-lsp-guard process). If AGENT
 dies, the editor's pending requests are answered with an error saying
 how, and acp-lsp exits with status 1.
 

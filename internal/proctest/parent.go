@@ -5,28 +5,24 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // ParentEnv is set (to the value given to KillParent) in the environment of
 // the test binary KillParent runs again; a test that finds it set plays the
-// parent: it starts its child, prints one line, and blocks until killed.
+// parent: it starts its children, prints one line, and blocks until killed.
 const ParentEnv = "ACP_LSP_TEST_KILLED_PARENT"
 
-// KillParent proves that what a process starts dies with it when the
-// process is killed outright (SIGKILL: no clean-up of its own runs). It
-// runs the test binary again, with only the calling test and ParentEnv set
-// to value, reads the parent's stdout up to the first line starting with
-// prefix, and passes that line to check, which returns the substring of
-// the child's command line to look for (unique to this run) or fails the
-// test. It then SIGKILLs the parent and fails t if a process whose command
-// line holds that substring is still running after grace; such processes
-// are killed, so a failure leaves nothing behind.
-func KillParent(t *testing.T, value, prefix string, grace time.Duration, check func(line string) string) {
+// KillParent runs the test binary again as a parent that is then killed
+// outright (SIGKILL: no clean-up of its own runs), to prove that what it
+// started dies with it. The parent runs the calling top-level test with
+// ParentEnv set to value; KillParent reads its stdout up to the first line
+// starting with prefix, SIGKILLs and reaps it, and returns that line. What
+// the parent started is the caller's to check (AwaitGone).
+func KillParent(t *testing.T, value, prefix string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	top, _, _ := strings.Cut(t.Name(), "/")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+top+"$", "-test.count=1")
 	cmd.Env = append(os.Environ(), ParentEnv+"="+value)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -36,8 +32,6 @@ func KillParent(t *testing.T, value, prefix string, grace time.Duration, check f
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Wait()
-	defer cmd.Process.Kill() // on an early failure
 	sc := bufio.NewScanner(out)
 	line := ""
 	for sc.Scan() {
@@ -46,17 +40,13 @@ func KillParent(t *testing.T, value, prefix string, grace time.Duration, check f
 			break
 		}
 	}
+	kill := cmd.Process.Kill()
+	cmd.Wait()
 	if line == "" {
 		t.Fatalf("the parent process printed no %q line: %v", prefix, sc.Err())
 	}
-	marker := check(line)
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
+	if kill != nil {
+		t.Fatal(kill)
 	}
-	NoLeftovers(t, marker, grace)
-	if left, _ := Matching(marker); len(left) > 0 {
-		for _, p := range left {
-			syscall.Kill(p.Pid, syscall.SIGKILL)
-		}
-	}
+	return line
 }

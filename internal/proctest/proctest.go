@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -35,21 +34,27 @@ func Matching(substr string) ([]Process, error) {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		cl, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(cl) == 0 {
-			continue
-		}
-		cmd := strings.TrimRight(strings.ReplaceAll(string(cl), "\x00", " "), " ")
-		if !strings.Contains(cmd, substr) {
+		cmd := cmdline(pid)
+		if cmd == "" || !strings.Contains(cmd, substr) {
 			continue
 		}
 		st := state(pid)
-		if st == "Z" || st == "X" || st == "" {
+		if gone(st) {
 			continue
 		}
 		out = append(out, Process{Pid: pid, State: st, Cmdline: cmd})
 	}
 	return out, nil
+}
+
+// cmdline is pid's command line, its arguments joined by spaces ("" when
+// it cannot be read).
+func cmdline(pid int) string {
+	cl, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(strings.ReplaceAll(string(cl), "\x00", " "), " ")
 }
 
 func state(pid int) string {
@@ -85,23 +90,6 @@ func NoLeftovers(t testing.TB, substr string, grace time.Duration) {
 	}
 }
 
-// awaitExit waits until pid exits (or becomes a zombie) or d passes.
-func awaitExit(pid int, d time.Duration) bool {
-	fd, _, errno := syscall.Syscall(434 /* pidfd_open */, uintptr(pid), 0, 0)
-	if errno != 0 {
-		return state(pid) == "" || state(pid) == "Z"
-	}
-	defer syscall.Close(int(fd))
-	var set syscall.FdSet
-	set.Bits[int(fd)/64] |= 1 << (uint(fd) % 64)
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
-	n, err := syscall.Select(int(fd)+1, &set, nil, nil, &tv)
-	if err != nil {
-		return false
-	}
-	if n > 0 {
-		return true
-	}
-	st := state(pid)
-	return st == "" || st == "Z" || st == "X"
-}
+// gone reports whether a process in state st (from /proc/PID/stat, "" for
+// no such process) has ended.
+func gone(st string) bool { return st == "" || st == "Z" || st == "X" }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package proctest
+
+import "time"
+
+// awaitExit reports whether pid is gone; without pidfds it does not wait.
+func awaitExit(pid int, d time.Duration) bool { return gone(state(pid)) }
