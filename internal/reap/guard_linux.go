@@ -122,10 +122,10 @@ func Start(cmd *exec.Cmd) (*Child, error) {
 		if err != nil || kind != recStatus {
 			// The guard died without a word (killed): so did the child,
 			// by its Pdeathsig.
-			if werr == nil {
-				werr = errors.New("guard ended without the child's status")
+			c.err = waitErr(werr)
+			if c.err == nil {
+				c.err = errors.New("guard ended without the child's status")
 			}
-			c.err = werr
 			close(c.exited)
 		}
 	}()

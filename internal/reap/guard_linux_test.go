@@ -178,24 +178,37 @@ func TestGuardKeepsIgnoredSignals(t *testing.T) {
 	}
 }
 
-// TestGuardPassesSignalsOn: SIGTERM sent to the guard reaches the child.
-func TestGuardPassesSignalsOn(t *testing.T) {
-	c, err := Start(exec.Command("sleep", "1000"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		c.Kill()
-		<-c.Gone()
-	}()
-	p, ok := readStat(c.Pid())
-	if !ok {
-		t.Fatalf("no /proc/%d/stat", c.Pid())
-	}
-	if err := syscall.Kill(p.ppid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Wait(); errText(err) != "signal: terminated" {
-		t.Errorf("Wait: %v, want the child terminated", err)
+// TestSignalToGuard: SIGTERM sent to the guard goes on to the child; a
+// guard killed outright takes the child with it (Pdeathsig), and Wait
+// says so.
+func TestSignalToGuard(t *testing.T) {
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		want string
+	}{
+		{syscall.SIGTERM, "signal: terminated"},
+		{syscall.SIGKILL, "signal: killed"},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			c, err := Start(exec.Command("sleep", "1000"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				c.Kill()
+				<-c.Gone()
+			}()
+			p, ok := readStat(c.Pid())
+			if !ok {
+				t.Fatalf("no /proc/%d/stat", c.Pid())
+			}
+			if err := syscall.Kill(p.ppid, tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			var ee *ExitError
+			if err := c.Wait(); !errors.As(err, &ee) || err.Error() != tc.want {
+				t.Errorf("Wait: %#v, want an *ExitError saying %q", err, tc.want)
+			}
+		})
 	}
 }

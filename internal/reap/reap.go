@@ -15,7 +15,9 @@
 package reap
 
 import (
+	"errors"
 	"fmt"
+	"os/exec"
 	"syscall"
 )
 
@@ -83,4 +85,15 @@ func exitErr(ws syscall.WaitStatus) error {
 		return nil
 	}
 	return &ExitError{Status: ws}
+}
+
+// waitErr turns exec.Cmd.Wait's result into Wait's.
+func waitErr(err error) error {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok {
+			return exitErr(ws)
+		}
+	}
+	return err
 }
