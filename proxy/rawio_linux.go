@@ -75,22 +75,38 @@ func (r *rawFile) Read(p []byte) (int, error) {
 	}
 	var n int
 	var errno syscall.Errno
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			x, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				if r.idle != nil {
-					r.idle()
+	// With an idle hook, the first attempt does not wait: the hook runs
+	// between the attempts, outside the callback, which holds the
+	// descriptor. The hook flushes, and a flush may wait for a peer that
+	// does not read: holding the descriptor then, a Close of this file
+	// (the chain ending) would wait for it forever.
+	wait := r.idle == nil
+	var err error
+	for {
+		wouldBlock := false
+		err = r.rc.Read(func(fd uintptr) bool {
+			for {
+				x, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+				switch e {
+				case syscall.EINTR:
+					continue
+				case syscall.EAGAIN:
+					if !wait {
+						wouldBlock = true
+						return true
+					}
+					return false // the poller waits for input
 				}
-				return false // the poller waits for input
+				n, errno = int(x), e
+				return true
 			}
-			n, errno = int(x), e
-			return true
+		})
+		if !wouldBlock || err != nil {
+			break
 		}
-	})
+		r.idle()
+		wait = true
+	}
 	if (err != nil || errno != 0 || n == 0) && r.idle != nil {
 		// No more input: the caller may now wait for something else
 		// (Process.Read for the child's exit), so what was forwarded
