@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -131,8 +132,21 @@ func (s *Stream) Read() (*Message, error) {
 		line, lent, err := s.lr.readLine(s.lend)
 		if errors.Is(err, ErrLineTooLong) {
 			s.opts.Logger.Error("skipping a message over the size cap", "side", s.opts.Name, "err", err)
+			var h MessageHead
+			if e := (*LineTooLongError)(nil); errors.As(err, &e) {
+				h = ScanHead(e.Head)
+			}
+			if h.ID != nil && !h.Method && (h.Answer || !s.opts.ReplyParseErrors) {
+				// An answer dropped here would leave the request it
+				// answers waiting for good: an error answers it instead.
+				return NewErrorResponse(h.ID, CodeInternalError, "the "+s.opts.Name+"'s answer was over the size cap: "+err.Error(), nil), nil
+			}
 			if s.opts.ReplyParseErrors {
-				s.writeDirect(NewErrorResponse(nil, CodeInvalidRequest, err.Error(), nil))
+				var id json.RawMessage
+				if h.Method {
+					id = h.ID // a request: refused under its own id
+				}
+				s.writeDirect(NewErrorResponse(id, CodeInvalidRequest, err.Error(), nil))
 			}
 			continue
 		}

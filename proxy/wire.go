@@ -29,6 +29,30 @@ const readBuf = 128 << 10
 // the following line: a huge message is lost, the connection is not.
 var ErrLineTooLong = errors.New("line too long")
 
+// LineTooLongError is the error of a line over the cap; errors.Is matches
+// ErrLineTooLong. Head holds the line's first bytes (at most headSize),
+// enough to tell which request a dropped message was or answered.
+type LineTooLongError struct {
+	Max  int
+	Head []byte
+}
+
+func (e *LineTooLongError) Error() string {
+	return fmt.Sprintf("read line: %v (over %d bytes)", ErrLineTooLong, e.Max)
+}
+
+// Unwrap returns ErrLineTooLong.
+func (e *LineTooLongError) Unwrap() error { return ErrLineTooLong }
+
+// headSize is how much of a line over the cap is kept (LineTooLongError):
+// JSON-RPC peers write "jsonrpc", "id" and "method" before the payload.
+const headSize = 4 << 10
+
+// tooLong returns the error of a line over the cap starting with first.
+func (lr *LineReader) tooLong(first []byte) error {
+	return &LineTooLongError{Max: lr.max, Head: bytes.Clone(first[:min(len(first), headSize)])}
+}
+
 // LineReader reads newline-delimited JSON messages. It is not safe for
 // concurrent use.
 type LineReader struct {
@@ -104,11 +128,11 @@ func (lr *LineReader) readLine(lend bool) (line []byte, lent bool, err error) {
 		// The common case: the whole line is in the read buffer; one copy,
 		// into the slab, or none when lent.
 		if len(frag) > lr.max+2 {
-			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+			return nil, false, lr.tooLong(frag)
 		}
 		line := trimEOL(frag)
 		if len(line) > lr.max {
-			return nil, false, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+			return nil, false, lr.tooLong(frag)
 		}
 		if len(line) == 0 || line[0] != '{' && isBlank(line) {
 			continue
@@ -133,6 +157,8 @@ func (lr *LineReader) readLine(lend bool) (line []byte, lent bool, err error) {
 func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 	var full [][]byte // chunks filled before buf
 	size := 0         // bytes in full
+	// first is the read buffer's, overwritten by the next read.
+	head := bytes.Clone(first[:min(len(first), headSize)])
 	buf := append(lr.buf[:0], first...)
 	tooLong := len(buf) > lr.max+2
 	for {
@@ -170,7 +196,7 @@ func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 		// The chunks are garbage now; a huge line is rare and hostile,
 		// so the cost of a collection is worth the memory back.
 		debug.FreeOSMemory()
-		return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+		return nil, &LineTooLongError{Max: lr.max, Head: head}
 	}
 	if len(full) > 0 {
 		whole := make([]byte, 0, size+len(buf))
@@ -182,7 +208,7 @@ func (lr *LineReader) readLong(first []byte) ([]byte, error) {
 	line := bytes.TrimRight(buf, "\r\n")
 	if len(line) > lr.max {
 		lr.keep(buf)
-		return nil, fmt.Errorf("read line: %w (over %d bytes)", ErrLineTooLong, lr.max)
+		return nil, &LineTooLongError{Max: lr.max, Head: head}
 	}
 	if isBlank(line) {
 		lr.keep(buf)
@@ -893,4 +919,57 @@ func isASCIIPlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// MessageHead is what the first bytes of a message say of it: its id, when
+// the whole id comes before the cut, and whether a method, or a result or
+// error, came before it.
+type MessageHead struct {
+	ID     json.RawMessage
+	Method bool
+	Answer bool
+}
+
+// ScanHead reads the top-level members of the JSON object b begins, up to
+// where b is cut or stops being valid, for what they say of the message.
+func ScanHead(b []byte) MessageHead {
+	var h MessageHead
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return h
+	}
+	i++
+	for {
+		k := skipWS(b, i)
+		j, why := skipStr(b, k)
+		if why != "" {
+			return h
+		}
+		key := string(b[k:j])
+		i = skipWS(b, j)
+		if i >= len(b) || b[i] != ':' {
+			return h
+		}
+		v := skipWS(b, i+1)
+		switch key {
+		case `"method"`:
+			h.Method = true
+		case `"result"`, `"error"`:
+			h.Answer = true
+		}
+		end, why := skipValue(b, v, 1)
+		i = skipWS(b, end)
+		if why != "" || i >= len(b) || b[i] != ',' && b[i] != '}' {
+			// Cut inside the value, or right after it: a number cut
+			// there would read as another.
+			return h
+		}
+		if key == `"id"` && (b[v] == '"' || b[v] == '-' || '0' <= b[v] && b[v] <= '9' || b[v] == 'n') {
+			h.ID = json.RawMessage(bytes.Clone(b[v:end]))
+		}
+		if b[i] != ',' {
+			return h
+		}
+		i++
+	}
 }
