@@ -2,6 +2,7 @@ package component_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -48,19 +49,23 @@ func BenchmarkManagerVsBare(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	pos := lsp.Position{Line: uint32(line), Character: uint32(char)}
 	params := bench.PosParams(file, line, char)
+	// The Manager gets the same params, as the adapter passes them on.
+	raw, err := json.Marshal(params)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for range 3 { // warm both
 		if _, err := bare.Call(ctx, "textDocument/hover", params); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := m.Hover(ctx, file, pos); err != nil {
+		if _, err := m.Request(ctx, file, "textDocument/hover", raw); err != nil {
 			b.Fatal(err)
 		}
 	}
 	pairBareManager(b,
 		func() error { _, err := bare.Call(ctx, "textDocument/hover", params); return err },
-		func() error { _, err := m.Hover(ctx, file, pos); return err })
+		func() error { _, err := m.Request(ctx, file, "textDocument/hover", raw); return err })
 }
 
 // BenchmarkDiagnosticsManagerVsBare pairs diagnostics after an edit: the

@@ -20,6 +20,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
 // BenchmarkHoverGopls compares a warm hover through the tool (MCP client →
@@ -66,9 +67,9 @@ func BenchmarkHoverGopls(b *testing.B) {
 		pairedHover(b, ctx, cs, args, m, main)
 	})
 	b.Run("direct", func(b *testing.B) {
-		pos := lsp.Position{Line: 4, Character: 5}
+		pos := position.Position{Line: 4, Character: 5}
 		for b.Loop() {
-			raw, err := m.Hover(ctx, main, pos)
+			raw, err := managerHover(ctx, m, main, pos)
 			if err != nil || len(raw) == 0 || string(raw) == "null" {
 				b.Fatal(err, json.RawMessage(raw))
 			}
@@ -80,7 +81,7 @@ func BenchmarkHoverGopls(b *testing.B) {
 // the Manager back to back and reports both times and their ratio.
 func pairedHover(b *testing.B, ctx context.Context, cs *mcp.ClientSession, args *mcp.CallToolParams, m *lsp.Manager, file string) {
 	var tool, direct time.Duration
-	pos := lsp.Position{Line: 4, Character: 5}
+	pos := position.Position{Line: 4, Character: 5}
 	for b.Loop() {
 		t0 := time.Now()
 		res, err := cs.CallTool(ctx, args)
@@ -88,13 +89,30 @@ func pairedHover(b *testing.B, ctx context.Context, cs *mcp.ClientSession, args 
 			b.Fatal(err, res)
 		}
 		t1 := time.Now()
-		if _, err := m.Hover(ctx, file, pos); err != nil {
+		if _, err := managerHover(ctx, m, file, pos); err != nil {
 			b.Fatal(err)
 		}
 		tool += t1.Sub(t0)
 		direct += time.Since(t1)
 	}
 	reportPaired(b, tool, direct)
+}
+
+// managerRequest asks m for method at pos in path the way the adapter
+// does for an `_lsp/request`: the LSP params go to Manager.Request as
+// they are. extra is more members of the params (`,"key":value`) or "".
+func managerRequest(ctx context.Context, m *lsp.Manager, path, method string, pos position.Position, extra string) (json.RawMessage, error) {
+	uri, err := json.Marshal(edit.URIFromPath(path))
+	if err != nil {
+		return nil, err
+	}
+	params := fmt.Sprintf(`{"textDocument":{"uri":%s},"position":{"line":%d,"character":%d}%s}`, uri, pos.Line, pos.Character, extra)
+	return m.Request(ctx, path, method, json.RawMessage(params))
+}
+
+// managerHover is textDocument/hover through managerRequest.
+func managerHover(ctx context.Context, m *lsp.Manager, path string, pos position.Position) (json.RawMessage, error) {
+	return managerRequest(ctx, m, path, "textDocument/hover", pos, "")
 }
 
 // reportPaired reports the mean times of the tool and of the direct
@@ -136,7 +154,7 @@ func BenchmarkHoverChain(b *testing.B) {
 				b.Fatal(r.status, string(r.body))
 			}
 			t1 := time.Now()
-			if _, err := sc.adapter.Manager().Hover(ctx, main, lsp.Position{Line: 4, Character: 5}); err != nil {
+			if _, err := managerHover(ctx, sc.adapter.Manager(), main, position.Position{Line: 4, Character: 5}); err != nil {
 				b.Fatal(err)
 			}
 			tool += t1.Sub(t0)

@@ -27,6 +27,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -147,14 +148,14 @@ func breakdown(b *testing.B, action string) {
 	main := filepath.Join(root, "main.go")
 	os.WriteFile(main, []byte(mainGo), 0o644)
 	env := peers.Env()
-	file, line, symbol, pos := "main.go", 5, "add", lsp.Position{Line: 4, Character: 5}
+	file, line, symbol, pos := "main.go", 5, "add", position.Position{Line: 4, Character: 5}
 	// references: of a declaration used in other files on the bench's
 	// workspace.
-	refFile, refLine, refSymbol, refPos := "main.go", 5, "add", lsp.Position{Line: 4, Character: 5}
+	refFile, refLine, refSymbol, refPos := "main.go", 5, "add", position.Position{Line: 4, Character: 5}
 	if ws := os.Getenv("BREAKDOWN_WS"); ws != "" { // e.g. a copy of the bench's expr workspace
 		root, main = ws, filepath.Join(ws, "expr.go")
-		file, line, symbol, pos = "expr.go", 208, "Compile", lsp.Position{Line: 207, Character: 5}
-		refFile, refLine, refSymbol, refPos = "checker/checker.go", 52, "ParseCheck", lsp.Position{Line: 51, Character: 5}
+		file, line, symbol, pos = "expr.go", 208, "Compile", position.Position{Line: 207, Character: 5}
+		refFile, refLine, refSymbol, refPos = "checker/checker.go", 52, "ParseCheck", position.Position{Line: 51, Character: 5}
 		env = append(env, "GOMODCACHE="+os.Getenv("BREAKDOWN_GOMODCACHE"), "GOFLAGS=-mod=mod -modcacherw", "GOWORK=off", "GOTOOLCHAIN=local")
 	}
 	mk := &marks{at: map[string]time.Time{}}
@@ -232,13 +233,13 @@ func breakdown(b *testing.B, action string) {
 		os.WriteFile(main, fmt.Appendf(slices.Clip(orig), "\nvar benchEdit%d int = \"e%d\"\n", edits, edits), 0o644)
 	}
 	direct := func() error {
-		_, err := a.Manager().Hover(ctx, main, pos)
+		_, err := managerHover(ctx, a.Manager(), main, pos)
 		return err
 	}
 	if action == "references" {
 		args = &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "references", "file": refFile, "line": refLine, "symbol": refSymbol}}
 		direct = func() error {
-			_, err := a.Manager().References(ctx, filepath.Join(root, refFile), refPos, true)
+			_, err := managerRequest(ctx, a.Manager(), filepath.Join(root, refFile), "textDocument/references", refPos, `,"context":{"includeDeclaration":true}`)
 			return err
 		}
 		if res, err := cs.CallTool(ctx, args); err != nil || res.IsError { // warm up
@@ -370,7 +371,7 @@ func breakdown(b *testing.B, action string) {
 //	BREAKDOWN_WS=... BREAKDOWN_GOMODCACHE=... go test -run X -bench HoverLayers -benchtime 500x ./component
 func BenchmarkHoverLayers(b *testing.B) { breakdown(b, "layers") }
 
-func layers(b *testing.B, a *adapter.Adapter, st *Stage, s *Session, main string, pos lsp.Position, symbol string, cs *mcp.ClientSession, args *mcp.CallToolParams) {
+func layers(b *testing.B, a *adapter.Adapter, st *Stage, s *Session, main string, pos position.Position, symbol string, cs *mcp.ClientSession, args *mcp.CallToolParams) {
 	ctx := context.Background()
 	uri := edit.URIFromPath(main)
 	hoverParams, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": pos.Line, "character": pos.Character}})
@@ -387,7 +388,7 @@ func layers(b *testing.B, a *adapter.Adapter, st *Stage, s *Session, main string
 			w.Write(res)
 		}))
 	}
-	manager := func(ctx context.Context) (json.RawMessage, error) { return a.Manager().Hover(ctx, main, pos) }
+	manager := func(ctx context.Context) (json.RawMessage, error) { return managerHover(ctx, a.Manager(), main, pos) }
 	backend := func(ctx context.Context) (json.RawMessage, error) {
 		return st.c.backend.Request(ctx, uri, "textDocument/hover", hoverParams)
 	}

@@ -30,7 +30,7 @@ func BenchmarkHover(b *testing.B) {
 	defer m.Close(context.Background())
 	ctx := context.Background()
 	pos := at(b, file, "日本語", "greet", -1)
-	if _, err := m.Hover(ctx, file, pos); err != nil {
+	if _, err := hover(ctx, m, file, pos); err != nil {
 		b.Fatal(err)
 	}
 	_, s, _ := m.resolve(file)
@@ -48,7 +48,7 @@ func BenchmarkHover(b *testing.B) {
 	})
 	b.Run("client", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := m.Hover(ctx, file, pos); err != nil {
+			if _, err := hover(ctx, m, file, pos); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -136,7 +136,7 @@ func TestFaultReplacedByDirectory(t *testing.T) {
 			if n := e.status().OpenDocuments; n != 1 {
 				t.Errorf("open documents %d, want 1", n)
 			}
-			_, err = e.m.DocumentSymbols(t.Context(), b)
+			_, err = documentSymbols(t.Context(), e.m, b)
 			if err == nil || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "directory") {
 				t.Fatalf("symbols of the folder: %v", err)
 			}
@@ -170,7 +170,7 @@ func TestReopenLatePublish(t *testing.T) {
 			if err := os.Remove(e.file); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("hover of the deleted file: %v", err)
 			}
 		}},
@@ -178,7 +178,7 @@ func TestReopenLatePublish(t *testing.T) {
 			if err := os.WriteFile(e.file, []byte(strings.Repeat("x", 300)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrFileTooLarge) {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrFileTooLarge) {
 				t.Fatalf("hover of the large file: %v", err)
 			}
 		}},
@@ -187,7 +187,7 @@ func TestReopenLatePublish(t *testing.T) {
 			if err := os.WriteFile(other, []byte("package fake\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+			if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -207,7 +207,7 @@ func TestReopenLatePublish(t *testing.T) {
 					t.Fatalf("diagnostics before: %+v %v", rep, err)
 				}
 				write("package fake\nfunc Foo() {}\n") // no error: version 2's publish is []
-				if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+				if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 					t.Fatal(err)
 				}
 				time.Sleep(delay / 2) // version 2's publish is on its way

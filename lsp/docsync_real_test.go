@@ -64,7 +64,7 @@ func TestRealDeletedDependency(t *testing.T) {
 					t.Fatalf("main.go before: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
 				}
 			}
-			if raw, err := m.Hover(ctx, gone, at(t, gone, "func twice", "twice", 1)); err != nil || !strings.Contains(string(raw), "func twice(x int) int") {
+			if raw, err := hover(ctx, m, gone, at(t, gone, "func twice", "twice", 1)); err != nil || !strings.Contains(string(raw), "func twice(x int) int") {
 				t.Fatalf("hover in gone.go: %s %v", raw, err)
 			}
 			if err := os.Remove(gone); err != nil {
@@ -74,7 +74,7 @@ func TestRealDeletedDependency(t *testing.T) {
 			if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: twice") {
 				t.Fatalf("main.go after gone.go was deleted: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
 			}
-			if _, err := m.Hover(ctx, gone, Position{Line: 3, Character: 6}); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), gone) {
+			if _, err := hover(ctx, m, gone, Position{Line: 3, Character: 6}); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), gone) {
 				t.Fatalf("hover in the deleted gone.go: %v", err)
 			}
 			if st := m.Servers(); st[0].OpenDocuments != 1 {
@@ -107,7 +107,7 @@ func TestRealFileCaps(t *testing.T) {
 		{"testdata/blob.go", "binary content", ErrBinaryFile},
 	} {
 		path := filepath.Join(root, c.file)
-		if _, err := m.DocumentSymbols(ctx, path); !errors.Is(err, c.is) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
+		if _, err := documentSymbols(ctx, m, path); !errors.Is(err, c.is) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("symbols of %s: %v, want %q", c.file, err, c.want)
 		}
 		rep, _ := m.Diagnostics(ctx, []string{path}, DiagnosticsOptions{})
@@ -116,7 +116,7 @@ func TestRealFileCaps(t *testing.T) {
 		}
 	}
 	main := filepath.Join(root, "main.go")
-	if raw, err := m.Hover(ctx, main, at(t, main, "func add", "add", 1)); err != nil || !strings.Contains(string(raw), "func add(a int, b int) int") {
+	if raw, err := hover(ctx, m, main, at(t, main, "func add", "add", 1)); err != nil || !strings.Contains(string(raw), "func add(a int, b int) int") {
 		t.Fatalf("hover in main.go after the bad files: %s %v", raw, err)
 	}
 }

@@ -121,7 +121,7 @@ func TestFaultFileCaps(t *testing.T) {
 			if err := os.WriteFile(bad, []byte(c.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := e.m.DocumentSymbols(t.Context(), bad)
+			_, err := documentSymbols(t.Context(), e.m, bad)
 			var fe *FileError
 			if !errors.As(err, &fe) || !errors.Is(err, c.is) || fe.Path != bad {
 				t.Fatalf("symbols: %v, want a *FileError for %s wrapping %v", err, bad, c.is)
@@ -214,7 +214,7 @@ func TestFaultVanishedDocument(t *testing.T) {
 			if fd := rep.Files[0]; fd.Verdict != Fresh || fd.Version != 2 {
 				t.Fatalf("diagnostics after the delete: %s version %d, want fresh for version 2", fd.Verdict, fd.Version)
 			}
-			_, err = e.m.DocumentSymbols(t.Context(), gone)
+			_, err = documentSymbols(t.Context(), e.m, gone)
 			if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), gone) || !strings.Contains(err.Error(), "no such file") {
 				t.Fatalf("symbols of the deleted file: %v", err)
 			}
@@ -367,7 +367,7 @@ func TestFaultVanishedFolderStamps(t *testing.T) {
 			if fd := rep.Files[0]; fd.Verdict != Fresh || fd.Version != c.version {
 				t.Fatalf("diagnostics of a.fk after the delete: %s version %d, want fresh version %d", fd.Verdict, fd.Version, c.version)
 			}
-			if _, err := e.m.DocumentSymbols(t.Context(), gone); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := documentSymbols(t.Context(), e.m, gone); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("symbols of the deleted file: %v", err)
 			}
 			e.wantHover()

@@ -173,7 +173,7 @@ func (e *faultEnv) prewarm() {
 
 // hover asks for the hover of Foo (line 1, character 6).
 func (e *faultEnv) hover() (json.RawMessage, error) {
-	return e.m.Hover(e.t.Context(), e.file, Position{Line: 1, Character: 6})
+	return hover(e.t.Context(), e.m, e.file, Position{Line: 1, Character: 6})
 }
 
 // wantHover checks a normal hover answer: the client works.
@@ -240,7 +240,7 @@ func TestFaultCallerCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6})
+		_, err := hover(ctx, e.m, e.file, Position{Line: 1, Character: 6})
 		done <- err
 	}()
 	for range 2 { // didOpen's publish, then the hover's
@@ -515,7 +515,7 @@ func TestFaultDocumentLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.wantHover()
-	if _, err := e.m.Hover(t.Context(), other, Position{Line: 0, Character: 6}); err != nil {
+	if _, err := hover(t.Context(), e.m, other, Position{Line: 0, Character: 6}); err != nil {
 		t.Fatal(err)
 	}
 	e.wantHover()
@@ -571,7 +571,7 @@ func TestFaultPositionEncodings(t *testing.T) {
 			if ds[0].Range.Start != (Position{Line: 1, Character: 16}) || ds[0].Range.End != (Position{Line: 1, Character: 21}) {
 				t.Fatalf("diagnostic range %+v in UTF-16, want 1:16-1:21", ds[0].Range)
 			}
-			raw, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 23})
+			raw, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 23})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,14 +26,14 @@ func TestWedgeCountBrokenByErrorAnswer(t *testing.T) {
 			o.Timeouts.Request = Duration(time.Second)
 		})
 		pos := Position{Line: 1, Character: 6}
-		if _, err := e.m.Hover(t.Context(), e.file, pos); !errors.Is(err, ErrTimeout) {
+		if _, err := hover(t.Context(), e.m, e.file, pos); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("first hover: %v, want a timeout", err)
 		}
 		var re *ResponseError
-		if _, err := e.m.Definition(t.Context(), e.file, pos); !errors.As(err, &re) {
+		if _, err := definition(t.Context(), e.m, e.file, pos); !errors.As(err, &re) {
 			t.Fatalf("definition: %v, want the server's error answer", err)
 		}
-		if _, err := e.m.Hover(t.Context(), e.file, pos); !errors.Is(err, ErrTimeout) {
+		if _, err := hover(t.Context(), e.m, e.file, pos); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("second hover: %v, want a timeout", err)
 		}
 		synctest.Wait()
@@ -41,7 +41,7 @@ func TestWedgeCountBrokenByErrorAnswer(t *testing.T) {
 			t.Fatalf("state %s (%q), %d servers started; want the answering server kept running", st.State, st.LastError, e.started())
 		}
 		// Two timeouts really in a row still recycle it.
-		if _, err := e.m.Hover(t.Context(), e.file, pos); !errors.Is(err, ErrTimeout) {
+		if _, err := hover(t.Context(), e.m, e.file, pos); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("third hover: %v, want a timeout", err)
 		}
 		synctest.Wait()
@@ -121,7 +121,7 @@ func TestStatusConnectionLost(t *testing.T) {
 			}()
 			return c, nil
 		}
-		if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+		if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 			t.Fatal(err)
 		}
 		conns[0].out.Close()
@@ -129,7 +129,7 @@ func TestStatusConnectionLost(t *testing.T) {
 		if st := e.m.Servers()[0]; st.State == StateRunning || st.LastError == "" {
 			t.Fatalf("status with the server's output closed: %s %q, want it not running, and why", st.State, st.LastError)
 		}
-		if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+		if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 			t.Fatal(err)
 		}
 		if st := e.m.Servers()[0]; st.State != StateRunning || len(conns) != 2 {
@@ -157,7 +157,7 @@ func TestStoppedProcessesForgotten(t *testing.T) {
 			return len(s.dead)
 		}
 		for i := range 3 {
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(idle)
@@ -192,7 +192,7 @@ func TestCallerDeadlineNotAServerTimeout(t *testing.T) {
 		pos := Position{Line: 1, Character: 6}
 		for i := range 4 {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-			_, err := e.m.Hover(ctx, e.file, pos)
+			_, err := hover(ctx, e.m, e.file, pos)
 			cancel()
 			if !errors.Is(err, ErrTimeout) {
 				t.Fatalf("hover %d with a 1 s caller deadline: %v, want a timeout", i+1, err)
@@ -203,7 +203,7 @@ func TestCallerDeadlineNotAServerTimeout(t *testing.T) {
 			t.Fatalf("state %s (%q), %d servers started; want the slow server kept", st.State, st.LastError, e.started())
 		}
 		for range 2 {
-			if _, err := e.m.Hover(t.Context(), e.file, pos); !errors.Is(err, ErrTimeout) {
+			if _, err := hover(t.Context(), e.m, e.file, pos); !errors.Is(err, ErrTimeout) {
 				t.Fatalf("hover: %v, want a timeout", err)
 			}
 		}

@@ -85,7 +85,7 @@ func TestFaultRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{e.file, filepath.Join(e.root, "b.fk"), filepath.Join(proj, "p.fk"), filepath.Join(proj, "deep", "q.fk")} {
-		if _, err := e.m.DocumentSymbols(t.Context(), f); err != nil {
+		if _, err := documentSymbols(t.Context(), e.m, f); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
 	}
@@ -143,7 +143,7 @@ func TestFaultDocumentIdle(t *testing.T) {
 	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+	if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
 		t.Fatal(err)
 	}
 	e.wantHover()
@@ -155,7 +155,7 @@ func TestFaultDocumentIdle(t *testing.T) {
 	if st := e.status(); st.OpenDocuments != 1 {
 		t.Fatalf("open documents after b.fk idled %d, want 1", st.OpenDocuments)
 	}
-	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+	if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
 		t.Fatal(err)
 	}
 	e.close()
@@ -212,7 +212,7 @@ func TestFaultCallerGivesUpDuringStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6})
+		_, err := hover(ctx, e.m, e.file, Position{Line: 1, Character: 6})
 		done <- err
 	}()
 	<-events // initialize is at the server

@@ -24,7 +24,7 @@ func TestIdleTeardownFakeTime(t *testing.T) {
 		}
 		hover := func() {
 			t.Helper()
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -68,7 +68,7 @@ func TestRestartBackoffFakeTime(t *testing.T) {
 			o.MaxRestarts, o.RestartWindow, o.RestartBackoff, o.RestartBackoffMax = 3, window, 100*time.Millisecond, 250*time.Millisecond
 		})
 		hover := func() error {
-			_, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6})
+			_, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6})
 			return err
 		}
 		if err := hover(); err != nil {

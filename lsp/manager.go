@@ -368,50 +368,6 @@ func (m *Manager) Request(ctx context.Context, path, method string, params json.
 	return s.request(ctx, abs, method, params)
 }
 
-// Position is an LSP position in UTF-16 code units, 0-based.
-type Position = position.Position
-
-func (m *Manager) positional(ctx context.Context, path, method string, pos Position, extra string) (json.RawMessage, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	params := `{"textDocument":{"uri":` + mustString(edit.URIFromPath(abs)) + `},"position":{"line":` +
-		strconv.FormatUint(uint64(pos.Line), 10) + `,"character":` + strconv.FormatUint(uint64(pos.Character), 10) + `}` + extra + `}`
-	return m.Request(ctx, path, method, json.RawMessage(params))
-}
-
-// Definition returns textDocument/definition's result (Location,
-// Location[], LocationLink[] or null).
-func (m *Manager) Definition(ctx context.Context, path string, pos Position) (json.RawMessage, error) {
-	return m.positional(ctx, path, "textDocument/definition", pos, "")
-}
-
-// References returns textDocument/references' Location[].
-func (m *Manager) References(ctx context.Context, path string, pos Position, includeDeclaration bool) (json.RawMessage, error) {
-	return m.positional(ctx, path, "textDocument/references", pos, `,"context":{"includeDeclaration":`+strconv.FormatBool(includeDeclaration)+`}`)
-}
-
-// Hover returns textDocument/hover's Hover or null.
-func (m *Manager) Hover(ctx context.Context, path string, pos Position) (json.RawMessage, error) {
-	return m.positional(ctx, path, "textDocument/hover", pos, "")
-}
-
-// Rename returns the WorkspaceEdit of textDocument/rename; it changes no
-// file (apply it with lsp/edit).
-func (m *Manager) Rename(ctx context.Context, path string, pos Position, newName string) (json.RawMessage, error) {
-	return m.positional(ctx, path, "textDocument/rename", pos, `,"newName":`+mustString(newName))
-}
-
-// DocumentSymbols returns textDocument/documentSymbol's result.
-func (m *Manager) DocumentSymbols(ctx context.Context, path string) (json.RawMessage, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
-	return m.Request(ctx, path, "textDocument/documentSymbol", json.RawMessage(`{"textDocument":{"uri":`+mustString(edit.URIFromPath(abs))+`}}`))
-}
-
 // Diagnostics syncs each file and returns its diagnostics with a verdict
 // per file and server. Files are handled in parallel; the report keeps the
 // order of paths. It returns an error only when the Manager is closed;

@@ -123,7 +123,7 @@ func TestChangesBeforeRegistration(t *testing.T) {
 		e := newMemEnv(t, fakelsp.Script{}, nil)
 		hover := func() {
 			t.Helper()
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -201,7 +201,7 @@ func TestChangesDuringStart(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 { // the second once the registration is surely in
-			if _, err := e.m.Hover(t.Context(), e.file, Position{Line: 1, Character: 6}); err != nil {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -176,7 +176,7 @@ func TestRealServers(t *testing.T) {
 			// definition line, in UTF-16.
 			call := at(t, file, tc.cjkMarker, "greet", -1) // after the emoji
 			def := at(t, file, tc.defMarker, "greet", 1)
-			raw, err := m.Definition(ctx, file, call)
+			raw, err := definition(ctx, m, file, call)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestRealServers(t *testing.T) {
 
 			// References include the call on the non-ASCII line at its
 			// UTF-16 column.
-			raw, err = m.References(ctx, file, def, true)
+			raw, err = references(ctx, m, file, def, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,7 +205,7 @@ func TestRealServers(t *testing.T) {
 				t.Fatalf("references %s lack %v or are too few", raw, call)
 			}
 
-			raw, err = m.Hover(ctx, file, call)
+			raw, err = hover(ctx, m, file, call)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestRealServers(t *testing.T) {
 				t.Fatalf("hover %s does not mention greet", raw)
 			}
 
-			raw, err = m.DocumentSymbols(ctx, file)
+			raw, err = documentSymbols(ctx, m, file)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +222,7 @@ func TestRealServers(t *testing.T) {
 			}
 
 			// Rename returns an edit; apply it on disk with lsp/edit.
-			raw, err = m.Rename(ctx, file, def, "welcome")
+			raw, err = rename(ctx, m, file, def, "welcome")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func TestFaultCrashMidRequest(t *testing.T) {
 	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.m.DocumentSymbols(t.Context(), other); err != nil {
+	if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
 		t.Fatal(err)
 	}
 	_, err := e.hover()
@@ -143,7 +143,7 @@ func TestFaultStopsReading(t *testing.T) {
 		e.prewarm()
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
-		if _, err := e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrTimeout) {
+		if _, err := hover(ctx, e.m, e.file, Position{Line: 1, Character: 6}); !errors.Is(err, ErrTimeout) {
 			t.Fatalf("hover: %v, want ErrTimeout", err)
 		}
 		// Far more than a pipe holds: the didChange write blocks.

@@ -25,7 +25,7 @@ func TestRealCrashRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pos := at(t, file, "日本語", "greet", -1)
-	if _, err := m.Hover(ctx, file, pos); err != nil {
+	if _, err := hover(ctx, m, file, pos); err != nil {
 		t.Fatal(err)
 	}
 	_, s, _ := m.resolve(file)
@@ -37,7 +37,7 @@ func TestRealCrashRestart(t *testing.T) {
 	if st := m.Servers(); st[0].State != StateCrashed || !strings.Contains(st[0].LastError, "exited unexpectedly") {
 		t.Fatalf("status after kill: %s %s", st[0].State, st[0].LastError)
 	}
-	raw, err := m.Hover(ctx, file, pos)
+	raw, err := hover(ctx, m, file, pos)
 	if err != nil || !strings.Contains(string(raw), "greet") {
 		t.Fatalf("hover after restart: %s %v", raw, err)
 	}
@@ -54,12 +54,12 @@ func TestMissingServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close(context.Background())
-	_, err = m.Hover(context.Background(), filepath.Join(root, "a.go"), Position{})
+	_, err = hover(context.Background(), m, filepath.Join(root, "a.go"), Position{})
 	var me *MissingServerError
 	if !errors.As(err, &me) || me.Command != "gopls" || !strings.Contains(err.Error(), "go install golang.org/x/tools/gopls") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := m.Hover(context.Background(), "/elsewhere/a.go", Position{}); !errors.Is(err, ErrOutsideWorkspace) {
+	if _, err := hover(context.Background(), m, "/elsewhere/a.go", Position{}); !errors.Is(err, ErrOutsideWorkspace) {
 		t.Fatalf("outside: %v", err)
 	}
 	rep, _ := m.Diagnostics(context.Background(), []string{filepath.Join(root, "README"), filepath.Join(root, "a.go")}, DiagnosticsOptions{})
@@ -86,7 +86,7 @@ func TestRealIdleTeardown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pos := at(t, file, "日本語", "greet", -1)
-	if _, err := m.Hover(ctx, file, pos); err != nil {
+	if _, err := hover(ctx, m, file, pos); err != nil {
 		t.Fatal(err)
 	}
 	_, s, _ := m.resolve(file)
@@ -100,7 +100,7 @@ func TestRealIdleTeardown(t *testing.T) {
 	if left := groupMembers(p.pid); len(left) > 0 {
 		t.Fatalf("left: %v", left)
 	}
-	if _, err := m.Hover(ctx, file, pos); err != nil {
+	if _, err := hover(ctx, m, file, pos); err != nil {
 		t.Fatal(err)
 	}
 	if st := m.Servers(); st[0].State != StateRunning || st[0].Restarts != 0 {

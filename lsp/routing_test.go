@@ -60,7 +60,7 @@ func TestFaultRegistryRouting(t *testing.T) {
 				if err := os.WriteFile(p, []byte(fakeText), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := m.DocumentSymbols(t.Context(), p); err != nil {
+				if _, err := documentSymbols(t.Context(), m, p); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 			}

@@ -37,7 +37,7 @@ func TestStartingVerdict(t *testing.T) {
 			t.Fatalf("status during initialize: %+v", st)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		_, err = e.m.Hover(ctx, e.file, Position{Line: 1, Character: 6})
+		_, err = hover(ctx, e.m, e.file, Position{Line: 1, Character: 6})
 		cancel()
 		var se *StartingError
 		if !errors.As(err, &se) || !errors.Is(err, ErrTimeout) || se.For != 3*time.Second || se.Restart {
