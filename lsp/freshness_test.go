@@ -176,6 +176,5 @@ func FuzzServerMessages(f *testing.F) {
 		}
 		p.busy()
 		p.pullSupported()
-		p.workspacePullIDs()
 	})
 }

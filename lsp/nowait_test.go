@@ -94,38 +94,6 @@ func TestDiagnosticsNoWait(t *testing.T) {
 	}
 }
 
-// TestWorkspaceDiagnosticsNoWait: a workspace report is only what a server
-// says when asked, so without a wait it is not asked: one Timeout verdict
-// for the whole workspace (never an empty report, which would read as no
-// problems) and no workspace/diagnostic request; with a wait it is asked.
-func TestWorkspaceDiagnosticsNoWait(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		timeout  time.Duration
-		verdict  Verdict
-		requests int
-	}{
-		{"no wait: not asked", -1, Timeout, 0},
-		{"a wait: asked", 30 * time.Second, Fresh, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newFaultEnv(t, fakelsp.Script{WorkspaceDiagnostics: true}, nil)
-			e.prewarm()
-			rep, err := e.m.WorkspaceDiagnostics(t.Context(), e.root, DiagnosticsOptions{Timeout: tc.timeout})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Files) != 1 || rep.Files[0].Verdict != tc.verdict {
-				t.Fatalf("report %+v, want one entry with verdict %s", rep.Files, tc.verdict)
-			}
-			e.close()
-			if n := len(fakelsp.Requests(e.messages(), "workspace/diagnostic")); n != tc.requests {
-				t.Errorf("%d workspace/diagnostic requests, want %d", n, tc.requests)
-			}
-		})
-	}
-}
-
 // TestEmptyFromLoadNotFresh: an empty list a server published while it
 // was loading is not "no problems" when the load has ended but the settle
 // window has not passed since (the server may not have got to the file

@@ -74,9 +74,6 @@ type proc struct {
 	// lost says why the connection is unusable although the process may
 	// still run (protocol violation, wedge); first cause wins.
 	lost error
-	// wsPrev keeps the last workspace/diagnostic report per identifier
-	// and URI, for previousResultIds and "unchanged" answers.
-	wsPrev map[string]map[string]pullState
 	// saveKind is what didSave the server asked for at initialize.
 	saveKind saveKind
 	// watchCache holds compiled file watchers by registration id and

@@ -154,24 +154,6 @@ func TestRealServers(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			// Workspace diagnostics: the file's known error where the
-			// server offers workspace/diagnostic, else an explicit
-			// "unsupported" (none of the pinned servers offers it by
-			// default), never an empty "no problems".
-			wrep, err := m.WorkspaceDiagnostics(ctx, root, DiagnosticsOptions{Timeout: 3 * time.Minute})
-			if err != nil {
-				t.Fatal(err)
-			}
-			wsOK := len(wrep.Files) == 1 && wrep.Files[0].Verdict == Unsupported && wrep.Files[0].Server == tc.server
-			for _, f := range wrep.Files {
-				if f.Path == file && f.Verdict == Fresh && contains(messages(t, f.Diagnostics), tc.wantMsg) {
-					wsOK = true
-				}
-			}
-			if !wsOK {
-				t.Fatalf("workspace diagnostics %+v", wrep.Files)
-			}
-
 			// Definition from the call on the non-ASCII line lands on the
 			// definition line, in UTF-16.
 			call := at(t, file, tc.cjkMarker, "greet", -1) // after the emoji
