@@ -3,15 +3,8 @@ package fakelsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"hash/fnv"
-	"io/fs"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 )
 
@@ -26,11 +19,6 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		s.shutdown = true
 		s.mu.Unlock()
 		return nil, 0, ""
-	case "workspace/diagnostic":
-		if !s.script.WorkspaceDiagnostics {
-			return nil, CodeMethodNotFound, "fakelsp: workspace diagnostics not offered"
-		}
-		return s.workspaceDiagnostics(m.Params), 0, ""
 	}
 	var p struct {
 		TextDocument struct {
@@ -105,89 +93,6 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 	}
 }
 
-// workspaceDiagnostics answers workspace/diagnostic: a report for every
-// *.fk file under the workspace folders. The result id is a hash of the
-// text; a file whose previous result id still matches is "unchanged".
-func (s *Server) workspaceDiagnostics(params json.RawMessage) any {
-	var p struct {
-		PreviousResultIDs []struct {
-			URI   string `json:"uri"`
-			Value string `json:"value"`
-		} `json:"previousResultIds"`
-	}
-	json.Unmarshal(params, &p)
-	prev := map[string]string{}
-	for _, r := range p.PreviousResultIDs {
-		prev[r.URI] = r.Value
-	}
-	s.mu.Lock()
-	folders, enc := s.folders, s.enc
-	open := map[string]document{}
-	for u, d := range s.docs {
-		open[u] = *d
-	}
-	s.mu.Unlock()
-	items := []any{}
-	for _, f := range folders {
-		root, err := pathOf(f)
-		if err != nil {
-			continue
-		}
-		var uris []string
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".fk") {
-				uris = append(uris, (&url.URL{Scheme: "file", Path: p}).String())
-			}
-			return nil
-		})
-		slices.Sort(uris)
-		for _, u := range uris {
-			item := map[string]any{"uri": u, "kind": "full", "version": nil}
-			text := ""
-			if d, ok := open[u]; ok {
-				text = d.text
-				item["version"] = d.version
-			} else {
-				p, _ := pathOf(u)
-				b, err := os.ReadFile(p)
-				if err != nil {
-					continue
-				}
-				text = string(b)
-			}
-			h := fnv.New64a()
-			h.Write([]byte(text))
-			item["resultId"] = strconv.FormatUint(h.Sum64(), 16)
-			if prev[u] == item["resultId"] {
-				item["kind"] = "unchanged"
-			} else {
-				item["items"] = orEmpty(diagnosticsFor(enc, text))
-			}
-			items = append(items, item)
-		}
-	}
-	return map[string]any{"items": items}
-}
-
-func orEmpty(d []diagnostic) []diagnostic {
-	if d == nil {
-		return []diagnostic{}
-	}
-	return d
-}
-
-// pathOf returns the file path of a file: URI.
-func pathOf(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", err
-	}
-	if u.Scheme != "file" {
-		return "", errors.New("fakelsp: not a file URI: " + uri)
-	}
-	return u.Path, nil
-}
-
 // pulls reports whether textDocument/diagnostic is offered; s.mu held.
 func (s *Server) pulls() bool {
 	switch s.script.Diagnostics {
@@ -196,7 +101,7 @@ func (s *Server) pulls() bool {
 	case DiagDynamic:
 		return s.pullOK
 	}
-	return s.script.WorkspaceDiagnostics
+	return false
 }
 
 func (s *Server) initialize(params json.RawMessage) any {
@@ -206,22 +111,8 @@ func (s *Server) initialize(params json.RawMessage) any {
 				PositionEncodings []string `json:"positionEncodings"`
 			} `json:"general"`
 		} `json:"capabilities"`
-		RootURI          string `json:"rootUri"`
-		WorkspaceFolders []struct {
-			URI string `json:"uri"`
-		} `json:"workspaceFolders"`
 	}
 	json.Unmarshal(params, &p)
-	var folders []string
-	for _, f := range p.WorkspaceFolders {
-		folders = append(folders, f.URI)
-	}
-	if len(folders) == 0 && p.RootURI != "" {
-		folders = []string{p.RootURI}
-	}
-	s.mu.Lock()
-	s.folders = folders
-	s.mu.Unlock()
 	enc := "utf-16"
 	if want := s.script.PositionEncoding; want != "" && slices.Contains(p.Capabilities.General.PositionEncodings, want) {
 		enc = want
@@ -241,8 +132,6 @@ func (s *Server) initialize(params json.RawMessage) any {
 		"documentSymbolProvider": true,
 	}
 	switch {
-	case s.script.WorkspaceDiagnostics:
-		caps["diagnosticProvider"] = map[string]any{"identifier": "fakelsp", "interFileDependencies": false, "workspaceDiagnostics": true}
 	case s.script.Diagnostics == DiagPull, s.script.Diagnostics == DiagBoth:
 		caps["diagnosticProvider"] = map[string]any{"identifier": "fakelsp", "interFileDependencies": false, "workspaceDiagnostics": false}
 	}

@@ -60,15 +60,6 @@ type Script struct {
 	// didSave (textDocumentSync.save.includeText).
 	SaveIncludeText bool `json:"saveIncludeText,omitempty"`
 
-	// WorkspaceDiagnostics offers pull diagnostics with
-	// workspaceDiagnostics: workspace/diagnostic reports every *.fk file
-	// under the workspace folders, open or not (open documents with their
-	// version and current text, the others as read from disk), with a
-	// result id per text: a file whose previousResultIds entry matches is
-	// reported "unchanged". It implies
-	// pull diagnostics (DiagPull) unless Diagnostics says DiagBoth.
-	WorkspaceDiagnostics bool `json:"workspaceDiagnostics,omitempty"`
-
 	// Grandchild makes the subprocess start a child of its own in the same
 	// process group that sleeps until killed, so tests can prove the
 	// client ends the whole group. Ignored in process.

@@ -62,7 +62,6 @@ type Server struct {
 	shutdown bool
 	indexing bool
 	pullOK   bool                     // pull diagnostics registered (dynamic)
-	folders  []string                 // workspace folder URIs from initialize
 	cancels  map[string]chan struct{} // pending delayed requests by id
 	answers  map[string]chan Message  // server→client requests by id
 	nextID   int
@@ -488,9 +487,6 @@ func (s *Server) publish(uri string, version int, diags []diagnostic) error {
 
 func (s *Server) pushes() bool {
 	d := s.script.Diagnostics
-	if s.script.WorkspaceDiagnostics {
-		return d == DiagBoth
-	}
 	return d == "" || d == DiagPush || d == DiagBoth
 }
 
