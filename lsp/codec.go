@@ -37,9 +37,6 @@ func decode(raw []byte, v any) error {
 	return nil
 }
 
-// decodeConfig reads user configuration (not protocol values).
-func decodeConfig(raw []byte, v any) error { return decode(raw, v) }
-
 // isEmptyResult reports whether a result carries no answer: null, [] or {}.
 func isEmptyResult(raw json.RawMessage) bool {
 	s := string(raw)

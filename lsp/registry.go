@@ -276,16 +276,6 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 	return out, nil
 }
 
-// LoadServers decodes a JSON array of ServerConfig overrides and merges it
-// onto DefaultServers.
-func LoadServers(data []byte) ([]ServerConfig, error) {
-	var overrides []ServerConfig
-	if err := decodeConfig(data, &overrides); err != nil {
-		return nil, fmt.Errorf("load servers: %w", err)
-	}
-	return MergeServers(DefaultServers(), overrides)
-}
-
 // Serves reports whether s handles the file at path.
 func (s *ServerConfig) Serves(path string) bool {
 	base := filepath.Base(path)
