@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"go.lsp.dev/protocol"
-
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -52,7 +50,7 @@ type FileDiagnostics struct {
 	// the server did not say.
 	Version int32 `json:"version,omitempty"`
 	// Diagnostics is the LSP Diagnostic array with UTF-16 positions;
-	// "[]" when the server reported none. Decode it with DecodeDiagnostics.
+	// "[]" when the server reported none.
 	Diagnostics json.RawMessage `json:"diagnostics"`
 	// Detail explains a verdict other than Fresh.
 	Detail string `json:"detail,omitempty"`
@@ -90,15 +88,6 @@ type DiagnosticsEvent struct {
 	Diagnostics json.RawMessage `json:"diagnostics"`
 	// Received is when the notification was read from the server.
 	Received time.Time `json:"received"`
-}
-
-// DecodeDiagnostics decodes a Diagnostics array into protocol types.
-func DecodeDiagnostics(raw json.RawMessage) ([]protocol.Diagnostic, error) {
-	var out []protocol.Diagnostic
-	if err := decode(raw, &out); err != nil {
-		return nil, fmt.Errorf("decode diagnostics: %w", err)
-	}
-	return out, nil
 }
 
 type diagEntry struct {

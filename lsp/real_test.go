@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/internal/peers"
@@ -150,7 +151,8 @@ func TestRealServers(t *testing.T) {
 			if msgs := messages(t, fd.Diagnostics); !contains(msgs, tc.wantMsg) {
 				t.Fatalf("diagnostics %q lack %q", msgs, tc.wantMsg)
 			}
-			if _, err := DecodeDiagnostics(fd.Diagnostics); err != nil {
+			var ds []protocol.Diagnostic
+			if err := decode(fd.Diagnostics, &ds); err != nil {
 				t.Fatal(err)
 			}
 
