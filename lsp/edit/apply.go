@@ -25,7 +25,7 @@ var (
 	ErrChanged = errors.New("changed on disk since the edit was validated")
 )
 
-// Options configure Apply and Preview.
+// Options configure NewPlan and Apply.
 type Options struct {
 	// Encoding is the position encoding of the edit's ranges: the one
 	// negotiated with the server that produced the edit. Empty means
@@ -181,16 +181,6 @@ func NewPlan(ctx context.Context, we *WorkspaceEdit, opts Options) (*Plan, error
 
 // Result reports what applying the plan will do, with diffs.
 func (p *Plan) Result() *Result { return p.res }
-
-// Preview validates we against the disk exactly as Apply does and reports
-// the result without writing anything.
-func Preview(ctx context.Context, we *WorkspaceEdit, opts Options) (*Result, error) {
-	p, err := NewPlan(ctx, we, opts)
-	if err != nil {
-		return nil, err
-	}
-	return p.Result(), nil
-}
 
 // Apply validates we against the disk and then applies it, all or nothing.
 // It is NewPlan followed by Plan.Apply.

@@ -87,10 +87,11 @@ func TestApplyResourceOperations(t *testing.T) {
 		{CreateFile: &CreateFile{URI: uri(dir, "lib/x.go"), Options: &CreateFileOptions{IgnoreIfExists: true}}},
 	}}
 	before := snapshot(t, dir)
-	pre, err := Preview(context.Background(), we, Options{Root: dir})
+	plan, err := NewPlan(context.Background(), we, Options{Root: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	pre := plan.Result()
 	sameTree(t, before, snapshot(t, dir))
 	if pre.Applied {
 		t.Error("preview says applied")
@@ -223,8 +224,16 @@ func TestApplyRejects(t *testing.T) {
 				opts = tc.opts(dir)
 			}
 			we := &WorkspaceEdit{DocumentChanges: tc.changes(dir)}
-			for _, f := range []func(context.Context, *WorkspaceEdit, Options) (*Result, error){Preview, Apply} {
-				_, err := f(context.Background(), we, opts)
+			validate := func(ctx context.Context, we *WorkspaceEdit, opts Options) error {
+				_, err := NewPlan(ctx, we, opts)
+				return err
+			}
+			apply := func(ctx context.Context, we *WorkspaceEdit, opts Options) error {
+				_, err := Apply(ctx, we, opts)
+				return err
+			}
+			for _, f := range []func(context.Context, *WorkspaceEdit, Options) error{validate, apply} {
+				err := f(context.Background(), we, opts)
 				if err == nil {
 					t.Fatal("no error")
 				}

@@ -174,10 +174,11 @@ func TestPreviewShowsDeletionBeforeRename(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := tree(t, files)
-			res, err := Preview(context.Background(), &WorkspaceEdit{DocumentChanges: tc.changes(dir)}, Options{Root: dir})
+			plan, err := NewPlan(context.Background(), &WorkspaceEdit{DocumentChanges: tc.changes(dir)}, Options{Root: dir})
 			if err != nil {
 				t.Fatal(err)
 			}
+			res := plan.Result()
 			got := res.Summary(dir)
 			for _, line := range tc.want {
 				if !strings.Contains(got, line+"\n") {

@@ -10,8 +10,8 @@
 // file in the same directory and a rename, keeping the file's mode; deletes
 // and overwritten files are first moved aside, so that a failure at any step
 // undoes every step already done and leaves the files byte-identical to
-// before. Preview runs the same validation and reports the new contents and
-// a compact unified diff without writing.
+// before. NewPlan runs the same validation and reports the new contents and
+// a compact unified diff without writing; its Plan then applies exactly that.
 //
 // The wire types here are minimal structs decoded with encoding/json from
 // the raw JSON a server sends. Callers holding go.lsp.dev/protocol values
