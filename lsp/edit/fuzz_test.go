@@ -43,7 +43,7 @@ func FuzzApplyTextEdits(f *testing.F) {
 		enc := encs[int(e)%len(encs)]
 		doc := position.NewDocumentString(text)
 		edits := decodeEdits(spec, doc.LineCount())
-		got, err := ApplyTextEdits([]byte(text), edits, enc, strict)
+		got, _, err := applyTextEdits(position.NewDocumentString(text), edits, enc, strict)
 		if err != nil {
 			return
 		}
@@ -74,7 +74,7 @@ func FuzzApplyTextEdits(f *testing.F) {
 			out = out[:sps[i].s] + sps[i].text + out[sps[i].e:]
 		}
 		if !bytes.Equal(got, []byte(out)) {
-			t.Fatalf("ApplyTextEdits = %q; splicing gives %q", got, out)
+			t.Fatalf("applyTextEdits = %q; splicing gives %q", got, out)
 		}
 	})
 }

@@ -24,18 +24,14 @@ type span struct {
 	index      int // position in the original list, for messages and order
 }
 
-// ApplyTextEdits returns content with edits applied. All ranges refer to
-// content, counted in enc. Ranges are read with the LSP specification's
+// applyTextEdits returns d's text with edits applied, and the edits as
+// byte spans sorted by where they start. All ranges refer to d,
+// counted in enc. Ranges are read with the LSP specification's
 // leniency (a character past the end of a line means the end of the line)
 // unless strict is set, in which case they must name exact character
 // boundaries. Overlapping ranges are an error; edits inserting at the same
 // position keep their list order, and an insertion at the start of a
 // replaced range comes before the replacement text.
-func ApplyTextEdits(content []byte, edits []TextEdit, enc position.Encoding, strict bool) ([]byte, error) {
-	out, _, err := applyTextEdits(position.NewDocument(content), edits, enc, strict)
-	return out, err
-}
-
 func applyTextEdits(d *position.Document, edits []TextEdit, enc position.Encoding, strict bool) ([]byte, []span, error) {
 	spans := make([]span, len(edits))
 	for i, e := range edits {

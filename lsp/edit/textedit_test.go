@@ -38,7 +38,7 @@ func TestApplyTextEdits(t *testing.T) {
 		{"invalid utf-8", "a\xffb", []TextEdit{te(0, 1, 0, 2, "é")}, position.UTF16, false, "aéb", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ApplyTextEdits([]byte(tc.text), tc.edits, tc.enc, tc.strict)
+			got, _, err := applyTextEdits(position.NewDocumentString(tc.text), tc.edits, tc.enc, tc.strict)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("err = %v; want %v", err, tc.wantErr)
