@@ -200,11 +200,3 @@ func ByteToColumn(line string, off int, enc Encoding) int {
 func ColumnLen(line string, enc Encoding) int {
 	return ByteToColumn(line, len(line), enc)
 }
-
-// ConvertColumn converts the 0-based column col of line from encoding from
-// to encoding to. A column past the end of the line or inside a character is
-// adjusted as ColumnToByte describes and exact is false.
-func ConvertColumn(line string, col int, from, to Encoding) (converted int, exact bool) {
-	off, exact := ColumnToByte(line, col, from)
-	return ByteToColumn(line, off, to), exact
-}
