@@ -508,9 +508,10 @@ k = 1
 		{[]string{"arr", "k"}, 13},
 		{[]string{"nowhere"}, 0},
 	}
+	ix := indexKeys(src)
 	for _, tc := range tests {
-		if got := locate(src, tc.path); got != tc.want {
-			t.Errorf("locate(%q) = %d, want %d", tc.path, got, tc.want)
+		if got := ix.find(tc.path); got != tc.want {
+			t.Errorf("find(%q) = %d, want %d", tc.path, got, tc.want)
 		}
 	}
 }
@@ -544,8 +545,9 @@ func FuzzLoad(f *testing.F) {
 		if len(errs) == 0 {
 			checkRoundTrip(t, &Loaded{Config: cfg, Sources: l.sources})
 		}
+		ix := indexKeys(string(data))
 		for i := 0; i < len(data); i += 1 + len(data)/16 {
-			locate(string(data), []string{string(data[i:min(i+3, len(data))])})
+			ix.find([]string{string(data[i:min(i+3, len(data))])})
 		}
 	})
 }

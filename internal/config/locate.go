@@ -2,17 +2,6 @@ package config
 
 import "strings"
 
-// locate finds the line (1-based) where the key path is defined in TOML
-// source text, or where its nearest enclosing table or key is, because
-// BurntSushi/toml reports no position for undecoded keys or for values it
-// decoded without error. It understands [table] and [[array]] headers,
-// dotted and quoted keys, and skips multi-line strings; a key inside an
-// inline table resolves to the line of the inline table's key. 0 means not
-// found.
-func locate(src string, path []string) int {
-	return indexKeys(src).find(path)
-}
-
 // keyLine is one key or table header of a file and its line.
 type keyLine struct {
 	path []string
@@ -45,7 +34,13 @@ func (ix *keyIndex) find(path []string) int {
 	return bestLine
 }
 
-// indexKeys scans src for keys and table headers.
+// indexKeys scans TOML source text for keys and table headers, so that
+// find can say on which line (1-based) a key path is defined, or where its
+// nearest enclosing table or key is: BurntSushi/toml reports no position
+// for undecoded keys or for values it decoded without error. It
+// understands [table] and [[array]] headers, dotted and quoted keys, and
+// skips multi-line strings; a key inside an inline table resolves to the
+// line of the inline table's key.
 func indexKeys(src string) *keyIndex {
 	ix := &keyIndex{exact: map[string]int{}}
 	// A byte order mark would hide the first line's table header.
