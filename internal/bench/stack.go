@@ -160,12 +160,6 @@ func (s *Stack) CloseSession(ctx context.Context, id string) error {
 	return err
 }
 
-// Call sends a request from the editor into the chain and returns the
-// result (tests use it for ordering barriers and raw ACP requests).
-func (s *Stack) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	return s.call(ctx, method, params)
-}
-
 // OpenSession is NewSession that also returns the ACP session id.
 func (s *Stack) OpenSession(ctx context.Context, cwd string) (string, *mcp.ClientSession, error) {
 	id, url, token, err := s.OpenSessionEntry(ctx, cwd)

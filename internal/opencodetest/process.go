@@ -30,7 +30,6 @@ type Process struct {
 
 	stderr lockedBuffer
 	done   chan struct{}
-	err    error // set before done closes
 
 	stopOnce sync.Once
 	stopErr  error
@@ -78,7 +77,7 @@ func StartProcess(env []string, dir string, argv ...string) (*Process, error) {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	go func() {
-		p.err = cmd.Wait()
+		_ = cmd.Wait() // nothing reads the exit status; Stop says whether it was forced
 		close(p.done)
 	}()
 	return p, nil
@@ -86,12 +85,6 @@ func StartProcess(env []string, dir string, argv ...string) (*Process, error) {
 
 // Done is closed when the process has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
-
-// Err is the process's exit error, valid after Done.
-func (p *Process) Err() error {
-	<-p.done
-	return p.err
-}
 
 // Stderr returns what the process wrote to stderr so far.
 func (p *Process) Stderr() string { return p.stderr.String() }

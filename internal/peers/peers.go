@@ -7,7 +7,6 @@ package peers
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -75,13 +74,4 @@ func Require(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// LookPath is exec.LookPath over SearchPath, for code that must accept any
-// program name.
-func LookPath(name string) (string, error) {
-	if strings.ContainsRune(name, os.PathSeparator) {
-		return exec.LookPath(name)
-	}
-	return Find(name)
 }
