@@ -10,6 +10,7 @@
 package component
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -284,7 +285,7 @@ func (c *Component) explain(ctx context.Context, err error) error {
 		if len(d.Work) > 0 {
 			work = " (" + strings.Join(d.Work, ", ") + ")"
 		}
-		return fmt.Errorf("indexing: language server %s is still loading the project%s and has no answer yet. This is NOT an empty result: try again in a few seconds (action=status shows its state)", cmpOr(d.Server, "?"), work)
+		return fmt.Errorf("indexing: language server %s is still loading the project%s and has no answer yet. This is NOT an empty result: try again in a few seconds (action=status shows its state)", cmp.Or(d.Server, "?"), work)
 	}
 	busy := c.busyServers(ctx)
 	if len(busy) == 0 {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -845,7 +846,7 @@ func (c *Component) PromptContext(acpSessionID string) string {
 	s.touched = map[string]bool{}
 	s.mu.Unlock()
 	var lines []string
-	for _, uri := range sortedKeys(touched) {
+	for _, uri := range slices.Sorted(maps.Keys(touched)) {
 		diags, ok := c.cache.Get(uri)
 		if !ok {
 			continue

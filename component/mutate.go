@@ -1,12 +1,15 @@
 package component
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -77,7 +80,7 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 	for _, f := range res.Files {
 		if f.Exists && !f.Dir && f.OldPath == "" {
 			u := edit.URIFromPath(f.Path)
-			if !hasChange(changes, u) {
+			if !slices.ContainsFunc(changes, func(c lspext.FileChange) bool { return c.URI == u }) {
 				changes = append(changes, lspext.FileChange{URI: u, Type: 2})
 			}
 			s.c.markTouched(u)
@@ -102,15 +105,6 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 	return s.textAnswer(text, change{Applied: true, Files: res.Files, Warnings: warnings}, "text", map[string]any{"applied": true}), nil
 }
 
-func hasChange(cs []lspext.FileChange, uri string) bool {
-	for _, c := range cs {
-		if c.URI == uri {
-			return true
-		}
-	}
-	return false
-}
-
 func (s *Session) rename(ctx context.Context, lk *editLock, in Input) (*answer, error) {
 	if in.NewName == "" {
 		return nil, errors.New("rename needs new_name")
@@ -132,7 +126,7 @@ func (s *Session) rename(ctx context.Context, lk *editLock, in Input) (*answer, 
 	if err != nil {
 		return nil, fmt.Errorf("rename: %w", err)
 	}
-	title := fmt.Sprintf("rename %s to %s", cmpOr(in.Symbol, "symbol"), in.NewName)
+	title := fmt.Sprintf("rename %s to %s", cmp.Or(in.Symbol, "symbol"), in.NewName)
 	return s.applyEdit(ctx, lk, "rename", title, we, in.Apply, nil, "")
 }
 
@@ -219,7 +213,7 @@ func withRename(raw json.RawMessage, oldURI, newURI string) (json.RawMessage, er
 	}
 	dcs := we.DocumentChanges
 	if dcs == nil {
-		for _, uri := range sortedKeys(we.Changes) {
+		for _, uri := range slices.Sorted(maps.Keys(we.Changes)) {
 			b, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri, "version": nil}, "edits": we.Changes[uri]})
 			dcs = append(dcs, b)
 		}
@@ -237,7 +231,7 @@ func (s *Session) rangeOf(ctx context.Context, in Input) (*target, lspRange, err
 		return nil, lspRange{}, err
 	}
 	start := lspPosition(t.pos)
-	endLine := cmpInt(in.EndLine, in.Line)
+	endLine := cmp.Or(in.EndLine, in.Line)
 	var end position.Position
 	if in.EndColumn > 0 {
 		end, err = t.doc.FromUser(endLine, in.EndColumn, position.UTF16)

@@ -228,12 +228,7 @@ func TestFormatRangeAndCommandActions(t *testing.T) {
 	fb.set("textDocument/codeAction", `[{"title":"Run tidy","command":"gopls.tidy","arguments":[{"uri":"x"}]},{"title":"Not here","kind":"refactor","disabled":{"reason":"no selection"}}]`)
 	fb.set("workspace/executeCommand", "null")
 	ran := func() bool {
-		for _, r := range fb.requests {
-			if strings.HasPrefix(r, "workspace/executeCommand ") {
-				return true
-			}
-		}
-		return false
+		return slices.ContainsFunc(fb.requests, func(r string) bool { return strings.HasPrefix(r, "workspace/executeCommand ") })
 	}
 	text, isErr = callTool(t, cs, map[string]any{"action": "code_actions", "file": "main.go", "line": 1})
 	if isErr || !strings.Contains(text, "1. Run tidy") || !strings.Contains(text, "2. Not here [refactor] (disabled: no selection)") {

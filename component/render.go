@@ -1,9 +1,11 @@
 package component
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -611,9 +613,7 @@ func (s *Session) textAnswer(text string, data any, key string, keep map[string]
 		}
 	}
 	cut := map[string]any{key: shown, "truncated": true, "length": len(text)}
-	for k, v := range keep {
-		cut[k] = v
-	}
+	maps.Copy(cut, keep)
 	return &answer{text: out, data: cut}
 }
 
@@ -846,7 +846,7 @@ func (s *Session) prepare(ctx context.Context, in Input, method string) (*target
 }
 
 func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) {
-	dir := cmpOr(in.Direction, "incoming")
+	dir := cmp.Or(in.Direction, "incoming")
 	if dir != "incoming" && dir != "outgoing" {
 		return nil, fmt.Errorf("direction must be incoming or outgoing, not %q", dir)
 	}
@@ -899,7 +899,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 }
 
 func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) {
-	dir := cmpOr(in.Direction, "supertypes")
+	dir := cmp.Or(in.Direction, "supertypes")
 	if dir != "supertypes" && dir != "subtypes" {
 		return nil, fmt.Errorf("direction must be supertypes or subtypes, not %q", dir)
 	}
@@ -971,7 +971,7 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 		if action == "capabilities" && len(i.Capabilities) > 0 {
 			var caps map[string]json.RawMessage
 			if json.Unmarshal(i.Capabilities, &caps) == nil {
-				b.WriteString("  " + strings.Join(sortedKeys(caps), " ") + "\n")
+				b.WriteString("  " + strings.Join(slices.Sorted(maps.Keys(caps)), " ") + "\n")
 			}
 		}
 	}
@@ -1050,7 +1050,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 			return nil, fmt.Errorf("diagnostics of %s: malformed answer: %w", f.URI, err)
 		}
 		for _, d := range diags {
-			sev := cmpInt(d.Severity, 1)
+			sev := cmp.Or(d.Severity, 1)
 			if sev > minSev {
 				hidden++
 				continue
@@ -1096,7 +1096,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	}
 	l.Detail = "servers: " + strings.Join(verdicts, "; ")
 	if hidden > 0 {
-		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmpOr(in.Severity, "warning")))
+		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmp.Or(in.Severity, "warning")))
 	}
 	if globCut != "" {
 		l.Notes = append(l.Notes, globCut)
@@ -1125,13 +1125,6 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	data := make(encoded, 0, len(open)+len(inner)+len(mid)+len(servers)+1)
 	data = append(append(append(append(append(data, open...), inner...), mid...), servers...), '}')
 	return &answer{text: text, data: data}, nil
-}
-
-func cmpInt(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }
 
 // maxGlobFiles bounds a diagnostics glob.

@@ -3,6 +3,7 @@ package component
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -17,29 +18,13 @@ import (
 // within reports whether path, resolved (or its own resolution), is inside
 // one of the session's roots.
 func (s *Session) within(path string) bool {
-	if edit.Within(s.Root, path) {
-		return true
-	}
-	for _, r := range s.Extra {
-		if edit.Within(r, path) {
-			return true
-		}
-	}
-	return false
+	return edit.Within(s.Root, path) || slices.ContainsFunc(s.Extra, func(r string) bool { return edit.Within(r, path) })
 }
 
 // holdsRoot reports whether path is one of the session's roots or a folder
 // above one.
 func (s *Session) holdsRoot(path string) bool {
-	if edit.Within(path, s.Root) {
-		return true
-	}
-	for _, r := range s.Extra {
-		if edit.Within(path, r) {
-			return true
-		}
-	}
-	return false
+	return edit.Within(path, s.Root) || slices.ContainsFunc(s.Extra, func(r string) bool { return edit.Within(path, r) })
 }
 
 // checkPath is the session's path check (edit.Options.CheckPath): nil when

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,12 +163,8 @@ func TestStructuredContentMatchesText(t *testing.T) {
 	at := map[string]any{"file": files[0], "line": 1, "column": 2}
 	with := func(args map[string]any, more map[string]any) map[string]any {
 		out := map[string]any{}
-		for k, v := range args {
-			out[k] = v
-		}
-		for k, v := range more {
-			out[k] = v
-		}
+		maps.Copy(out, args)
+		maps.Copy(out, more)
 		return out
 	}
 	actions := []struct {

@@ -2,13 +2,13 @@ package component
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -538,7 +538,7 @@ func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
 	if err := s.c.backend.Restart(ctx, in.Server, uri); err != nil {
 		return nil, err
 	}
-	return &answer{text: "restarted " + cmpOr(in.Server, in.File)}, nil
+	return &answer{text: "restarted " + cmp.Or(in.Server, in.File)}, nil
 }
 
 func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
@@ -587,7 +587,7 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.textAnswer(string(raw), map[string]any{"result": json.RawMessage(cmpOr(string(raw), "null"))}, "text", nil), nil
+	return s.textAnswer(string(raw), map[string]any{"result": json.RawMessage(cmp.Or(string(raw), "null"))}, "text", nil), nil
 }
 
 // readOnlyMethods are the LSP requests a raw request may send without
@@ -648,22 +648,6 @@ func rawParams(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("params: %w", err)
 	}
 	return b, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // relPath is path relative to root, with forward slashes, or path itself
