@@ -3,8 +3,8 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
-	"sort"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -113,7 +113,7 @@ func (a *Adapter) initializeDown(hop *proxy.Hop, m *proxy.Message) *proxy.Messag
 	clear(a.lacks)
 	a.mu.Unlock()
 	if o != nil {
-		hop.Logger().Info("editor offers LSP", "methods", keys(o.methods), "notifications", keys(o.notifications))
+		hop.Logger().Info("editor offers LSP", "methods", slices.Sorted(maps.Keys(o.methods)), "notifications", slices.Sorted(maps.Keys(o.notifications)))
 	}
 	caps, _ := json.Marshal(a.chainOffer())
 	p, err := proxy.SetPath(m.Params(), caps, "clientCapabilities", "_meta", "lsp")
@@ -154,7 +154,7 @@ func (a *Adapter) chainOffer() capability {
 	c.Methods = append(c.Methods, nativeMethods...)
 	// Other methods the editor lists are passed through to it as they are.
 	if o != nil {
-		for _, m := range keys(o.methods) {
+		for _, m := range slices.Sorted(maps.Keys(o.methods)) {
 			if !slices.Contains(c.Methods, m) {
 				c.Methods = append(c.Methods, m)
 			}
@@ -249,13 +249,4 @@ func (a *Adapter) editorNotifies(canonical string) (string, bool) {
 		s, ok = a.editor.methods[canonical]
 	}
 	return s, ok
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package adapter
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -201,7 +202,7 @@ func TestInitializeAdvertisement(t *testing.T) {
 	}{
 		{"absent", "", Config{}, nil, []string{"_lsp/hover", "_lsp/request", "_lsp/diagnosticReport"}},
 		{"false is off", `{"lsp":false,"other":{"x":1}}`, Config{}, nil, []string{"_lsp/hover"}},
-		{"true", `{"lsp":true}`, Config{}, slicesOf(referenceMethods), []string{"_lsp/hover"}},
+		{"true", `{"lsp":true}`, Config{}, slices.Clone(referenceMethods), []string{"_lsp/hover"}},
 		{"object, both spellings", `{"lsp":{"methods":["lsp/hover","_lsp/servers","lsp/request","lsp/frobnicate"],"notifications":["lsp/didSave"]}}`, Config{},
 			[]string{"_lsp/hover", "_lsp/servers", "_lsp/request"}, []string{"_lsp/hover", "_lsp/status", "_lsp/frobnicate"}},
 		{"no local, editor offers hover", `{"lsp":{"methods":["_lsp/hover"]}}`, Config{NoLocal: true}, []string{"_lsp/hover"}, []string{"_lsp/hover", "_lsp/servers"}},
@@ -210,9 +211,9 @@ func TestInitializeAdvertisement(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := startChain(t, tt.cfg, false)
 			atAgent, atEditor := tc.initialize(t, tt.meta, `{"keep":"me"}`)
-			for _, m := range append(slicesOf(referenceMethods), nativeMethods...) {
+			for _, m := range slices.Concat(referenceMethods, nativeMethods) {
 				_, ok := tc.adapter.editorOffers(m)
-				if want := contains(tt.offered, m); ok != want {
+				if want := slices.Contains(tt.offered, m); ok != want {
 					t.Errorf("editor offers %s: %v, want %v", m, ok, want)
 				}
 			}
@@ -226,11 +227,11 @@ func TestInitializeAdvertisement(t *testing.T) {
 			}
 			told := agentOffer(t, atAgent.Params)
 			for _, m := range tt.agentMethods {
-				if !contains(told.Methods, m) {
+				if !slices.Contains(told.Methods, m) {
 					t.Errorf("agent not told about %s: %+v", m, told)
 				}
 			}
-			if tt.cfg.NoLocal && contains(told.Methods, "_lsp/definition") {
+			if tt.cfg.NoLocal && slices.Contains(told.Methods, "_lsp/definition") {
 				t.Errorf("agent told about _lsp/definition with no editor or local source: %+v", told)
 			}
 			// The editor learns what it may push; the agent's own _meta
@@ -246,23 +247,12 @@ func TestInitializeAdvertisement(t *testing.T) {
 			}
 			must(t, json.Unmarshal(atEditor.Result, &r))
 			ac := r.AgentCapabilities
-			if !ac.LoadSession || ac.Meta.Keep != "me" || !contains(ac.Meta.LSP.Notifications, "_lsp/publishDiagnostics") ||
-				!contains(ac.Meta.LSP.Notifications, "_lsp/didSave") || !contains(ac.Meta.LSP.Methods, "_lsp/hover") {
+			if !ac.LoadSession || ac.Meta.Keep != "me" || !slices.Contains(ac.Meta.LSP.Notifications, "_lsp/publishDiagnostics") ||
+				!slices.Contains(ac.Meta.LSP.Notifications, "_lsp/didSave") || !slices.Contains(ac.Meta.LSP.Methods, "_lsp/hover") {
 				t.Errorf("editor got %s", atEditor.Result)
 			}
 		})
 	}
-}
-
-func slicesOf(s []string) []string { return append([]string(nil), s...) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestEditorPassthrough: an editor offering the raw passthrough (bare

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -549,8 +550,7 @@ func plural(n int, what string) string {
 func (a *Adapter) knownURIs() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := keys(a.known)
-	return out
+	return slices.Sorted(maps.Keys(a.known))
 }
 
 // localServers describes local servers: with uri, those that handle it

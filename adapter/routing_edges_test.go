@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -148,12 +149,12 @@ func TestChainOfferThroughPassthrough(t *testing.T) {
 			atAgent, _ := tc.initialize(t, tt.meta, "")
 			offered := agentOffer(t, atAgent.Params).Methods
 			for _, m := range tt.want {
-				if !contains(offered, m) {
+				if !slices.Contains(offered, m) {
 					t.Errorf("agent not offered %s: %v", m, offered)
 				}
 			}
 			for _, m := range tt.absent {
-				if contains(offered, m) {
+				if slices.Contains(offered, m) {
 					t.Errorf("agent offered %s with nobody to answer it: %v", m, offered)
 				}
 			}
