@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"sort"
 	"syscall"
 	"testing"
@@ -160,22 +161,13 @@ func FuzzApplyWorkspace(f *testing.F) {
 					t.Fatalf("%s: want a directory: %v", fr.Path, statErr)
 				}
 			default:
-				if statErr == nil && !sharedPath(res, fr) {
+				// Unless another entry says the path exists after the
+				// edit (a rename onto a path whose old file was replaced).
+				if statErr == nil && !slices.ContainsFunc(res.Files, func(o FileResult) bool { return o.Path == fr.Path && o.Exists }) {
 					t.Fatalf("%s: reported gone but exists (ops %v)", fr.Path, fr.Ops)
 				}
 			}
 		}
 		assertNoLeftovers(t, dir)
 	})
-}
-
-// sharedPath reports whether another entry of res says fr's path exists
-// after the edit (a rename onto a path whose old file was replaced).
-func sharedPath(res *Result, fr FileResult) bool {
-	for _, o := range res.Files {
-		if o.Path == fr.Path && o.Exists {
-			return true
-		}
-	}
-	return false
 }

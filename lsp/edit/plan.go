@@ -106,11 +106,7 @@ func plan(ctx context.Context, we *WorkspaceEdit, opts *Options) (*sim, error) {
 	s := &sim{fs: opts.FS, nodes: map[string]*vnode{}, records: map[string]*record{}, edited: map[string]string{}, seen: map[string]*observed{}}
 	changes := we.DocumentChanges
 	if len(changes) == 0 {
-		uris := make([]string, 0, len(we.Changes))
-		for u := range we.Changes {
-			uris = append(uris, u)
-		}
-		sort.Strings(uris)
+		uris := slices.Sorted(maps.Keys(we.Changes))
 		// Each key of changes is one document edited from its current
 		// content; two spellings of one file would apply the second list to
 		// ranges the first already moved.
