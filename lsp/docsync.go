@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 	"time"
@@ -498,11 +500,7 @@ func (p *proc) openText(uri string) *position.Document {
 func (p *proc) openPaths() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.docs))
-	for path := range p.docs {
-		out = append(out, path)
-	}
-	return out
+	return slices.Collect(maps.Keys(p.docs))
 }
 
 // saved syncs path and sends didSave if the server asked for it

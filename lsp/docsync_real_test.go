@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestRealDeletedDependency(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
-			if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: twice") {
+			if fd := rep.Files[0]; fd.Verdict != Fresh || !slices.Contains(messages(t, fd.Diagnostics), "undefined: twice") {
 				t.Fatalf("main.go after gone.go was deleted: %s %s %s", fd.Verdict, fd.Diagnostics, fd.Detail)
 			}
 			if _, err := hover(ctx, m, gone, Position{Line: 3, Character: 6}); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), gone) {

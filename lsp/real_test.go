@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +149,7 @@ func TestRealServers(t *testing.T) {
 				t.Logf("status %s", st)
 				t.Fatalf("diagnostics verdict %s server %s (%s)", fd.Verdict, fd.Server, fd.Detail)
 			}
-			if msgs := messages(t, fd.Diagnostics); !contains(msgs, tc.wantMsg) {
+			if msgs := messages(t, fd.Diagnostics); !slices.Contains(msgs, tc.wantMsg) {
 				t.Fatalf("diagnostics %q lack %q", msgs, tc.wantMsg)
 			}
 			var ds []protocol.Diagnostic
@@ -258,15 +259,6 @@ func TestRealServers(t *testing.T) {
 			}
 		})
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 type loc struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -130,7 +131,7 @@ func TestRealFileEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, _ := m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{})
-	if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
+	if fd := rep.Files[0]; fd.Verdict != Fresh || !slices.Contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
 		t.Fatalf("after change: %s %s", fd.Verdict, fd.Diagnostics)
 	}
 	moved := filepath.Join(root, "moved.go")
@@ -144,7 +145,7 @@ func TestRealFileEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, _ = m.Diagnostics(ctx, []string{moved}, DiagnosticsOptions{})
-	if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
+	if fd := rep.Files[0]; fd.Verdict != Fresh || !slices.Contains(messages(t, fd.Diagnostics), "undefined: otherUndefined") {
 		t.Fatalf("after rename: %s %s", fd.Verdict, fd.Diagnostics)
 	}
 	if st := m.Servers(); st[0].OpenDocuments != 1 {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -85,7 +86,7 @@ func TestRealStarting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	rep, _ = m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
-	if fd := rep.Files[0]; fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), "undefined: undefinedThing") {
+	if fd := rep.Files[0]; fd.Verdict != Fresh || !slices.Contains(messages(t, fd.Diagnostics), "undefined: undefinedThing") {
 		t.Fatalf("diagnostics once started: %s %s %q", fd.Verdict, fd.Diagnostics, fd.Detail)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func TestRealSpecialCharURIs(t *testing.T) {
 				t.Fatal(err)
 			}
 			fd := rep.Files[0]
-			if fd.Verdict != Fresh || !contains(messages(t, fd.Diagnostics), tc.wantMsg) {
+			if fd.Verdict != Fresh || !slices.Contains(messages(t, fd.Diagnostics), tc.wantMsg) {
 				t.Fatalf("diagnostics %s (%s) %s, want fresh with %q", fd.Verdict, fd.Detail, fd.Diagnostics, tc.wantMsg)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func TestRealShellNewPackage(t *testing.T) {
 	if err := os.WriteFile(util, []byte("package util\n\n// Halve halves x.\nfunc Halve(x int) int { return x / 2 }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if msgs := diags("after the rename in util.go"); !contains(msgs, "undefined: util.Half") {
+	if msgs := diags("after the rename in util.go"); !slices.Contains(msgs, "undefined: util.Half") {
 		t.Fatalf("main.go after util.go's function was renamed by shell: %q", msgs)
 	}
 }
