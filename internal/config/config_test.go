@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,9 +137,7 @@ page_size = 9
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, user, project)
 			f.trust(t)
-			for k, v := range tc.env {
-				f.env[k] = v
-			}
+			maps.Copy(f.env, tc.env)
 			l, err := f.load(t, tc.overrides...)
 			if err != nil {
 				t.Fatal(err)
@@ -370,9 +369,7 @@ func TestErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, tc.file, "")
-			for k, v := range tc.env {
-				f.env[k] = v
-			}
+			maps.Copy(f.env, tc.env)
 			l, err := f.load(t)
 			if err == nil {
 				t.Fatalf("no error; config %+v", l.Config)

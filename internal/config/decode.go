@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -83,21 +84,12 @@ func fieldsOf(t reflect.Type) map[string]reflect.StructField {
 // only validated (an untrusted file's unsafe keys).
 func (l *layer) decodeTable(raw map[string]any, rv reflect.Value, path []string, apply bool) {
 	fields := fieldsOf(rv.Type())
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		p := append(slices.Clip(path), k)
 		f, ok := fields[k]
 		if !ok {
-			names := make([]string, 0, len(fields))
-			for n := range fields {
-				names = append(names, n)
-			}
 			msg := fmt.Sprintf("unknown key %q", strings.Join(p, "."))
-			if s := suggest(k, names); s != "" {
+			if s := suggest(k, slices.Collect(maps.Keys(fields))); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			l.fail(p, "%s", msg)
@@ -138,12 +130,7 @@ func (l *layer) decodeField(raw any, fv reflect.Value, f reflect.StructField, pa
 			l.fail(path, "%s: expected a table of servers, got %s", key, describe(raw))
 			return
 		}
-		names := make([]string, 0, len(t))
-		for n := range t {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(t)) {
 			p := append(slices.Clip(path), name)
 			st, ok := t[name].(map[string]any)
 			if !ok {

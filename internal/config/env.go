@@ -1,6 +1,7 @@
 package config
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -22,9 +23,7 @@ func (c *Config) ServerEnv(s Server, environ []string) []string {
 			vars[k] = v
 		}
 	}
-	for k, v := range s.Env {
-		vars[k] = v
-	}
+	maps.Copy(vars, s.Env)
 	out := make([]string, 0, len(vars))
 	for k, v := range vars {
 		out = append(out, k+"="+v)

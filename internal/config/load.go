@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -551,13 +552,8 @@ func skippedPath(k string) []string {
 // there is no built-in entry to fill them in. Errors name the file and line
 // of the server's table. The integrator calls it with the lsp registry.
 func (l *Loaded) CheckServers(isBuiltin func(name string) bool) error {
-	names := make([]string, 0, len(l.Config.Servers))
-	for n := range l.Config.Servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
 	var errs []error
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(l.Config.Servers)) {
 		s := l.Config.Servers[n]
 		if isBuiltin(n) || s.Disabled {
 			continue

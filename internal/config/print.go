@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,11 +27,7 @@ func (l *Loaded) Format() string {
 		l.formatTable(&b, rv.Field(i), tag)
 		b.WriteString("\n")
 	}
-	names := make([]string, 0, len(l.Config.Servers))
-	for n := range l.Config.Servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(l.Config.Servers))
 	if len(names) == 0 {
 		b.WriteString("# [servers.NAME]: none configured; built-in servers apply (see 'acp-lsp doctor')\n")
 	}
@@ -65,7 +62,7 @@ func (l *Loaded) formatTable(b *strings.Builder, rv reflect.Value, key string) {
 			}
 			if len(parts) > 0 {
 				line := fmt.Sprintf("%s = { %s }", tag, strings.Join(parts, ", "))
-				fmt.Fprintf(b, "%-44s # %s\n", line, strings.Join(uniq(srcs), ", "))
+				fmt.Fprintf(b, "%-44s # %s\n", line, strings.Join(slices.Compact(srcs), ", "))
 			}
 			continue
 		}
@@ -75,16 +72,6 @@ func (l *Loaded) formatTable(b *strings.Builder, rv reflect.Value, key string) {
 		line := quoteKey(tag) + " = " + formatValue(fv.Interface())
 		fmt.Fprintf(b, "%-44s # %s\n", line, l.Source(k))
 	}
-}
-
-func uniq(s []string) []string {
-	var out []string
-	for _, x := range s {
-		if len(out) == 0 || out[len(out)-1] != x {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 func quoteKey(k string) string {
@@ -158,11 +145,7 @@ func formatValue(v any) string {
 		}
 		return formatValue(m)
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = quoteKey(k) + " = " + formatValue(x[k])

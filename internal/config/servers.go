@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -33,11 +34,7 @@ func (c *Config) BaseEnv(environ []string) []string {
 //   - timeouts.request and timeouts.initialize override the global ones.
 func (c *Config) LSPServers(environ []string) ([]lsp.ServerConfig, error) {
 	base := lsp.DefaultServers()
-	names := make([]string, 0, len(c.Servers))
-	for n := range c.Servers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(c.Servers))
 	baseEnv := map[string]bool{}
 	for _, kv := range c.BaseEnv(environ) {
 		baseEnv[kv] = true
