@@ -6,10 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -130,11 +131,7 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 		l.files++
 		return nil
 	})
-	names := make([]string, 0, len(langs))
-	for k := range langs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(langs))
 	fmt.Fprintf(io.Out, "doctor: %s (%d files looked at)\n", dir, min(n, c.maxFiles))
 	watchDirs := -1
 	if loaded.Config.Local.Watch {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,11 +126,7 @@ func TestDoctor(t *testing.T) {
 
 func merge(a, b map[string]string) map[string]string {
 	out := map[string]string{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }

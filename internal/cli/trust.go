@@ -6,8 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -141,12 +142,7 @@ func listTrusted(io Stdio, store *config.TrustStore) error {
 		fmt.Fprintf(io.Out, "no trusted project files (%s)\n", store.Path())
 		return nil
 	}
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		state := "missing"
 		if data, err := config.ReadFile(n); err == nil {
 			st, err := store.Check(n, data)
