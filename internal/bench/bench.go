@@ -66,15 +66,7 @@ type Report struct {
 }
 
 func (o *Options) wants(g string) bool {
-	if len(o.Groups) == 0 {
-		return true
-	}
-	for _, x := range o.Groups {
-		if x == g {
-			return true
-		}
-	}
-	return false
+	return len(o.Groups) == 0 || slices.Contains(o.Groups, g)
 }
 
 // AllColumns are the LSP table's columns in order: (a) first, (b) second

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -122,12 +123,7 @@ func (r *Report) Markdown(plots []string) string {
 	}
 	p("| OS | %s, %s |\n", m.OS, m.Kernel)
 	p("| Go | %s |\n| gopls | %s |\n| Node.js | %s |\n", m.Go, m.Gopls, m.Node)
-	var names []string
-	for k := range m.Peers {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(m.Peers)) {
 		p("| %s | %s |\n", k, m.Peers[k])
 	}
 	p("| workspace | `%s@%s` (%d .go files), fetched with `go mod download -json` into `.cache/bench` |\n", r.Spec.Module, r.Spec.Version, r.Files)

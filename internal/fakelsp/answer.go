@@ -3,6 +3,7 @@ package fakelsp
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -59,11 +60,7 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		if word == "" || indexing {
 			return []any{}, 0, ""
 		}
-		uris := make([]string, 0, len(s.docs))
-		for u := range s.docs {
-			uris = append(uris, u)
-		}
-		slices.Sort(uris)
+		uris := slices.Sorted(maps.Keys(s.docs))
 		// The document asked about first, then the others in order.
 		uris = slices.DeleteFunc(uris, func(u string) bool { return u == d.uri })
 		uris = append([]string{d.uri}, uris...)

@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,12 +106,7 @@ func (r Request) ToolResults() []string {
 
 // Offers reports whether the request offered a tool with exactly that name.
 func (r Request) Offers(name string) bool {
-	for _, t := range r.Tools {
-		if t == name {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(r.Tools, name)
 }
 
 // Server is a running fake model. Its methods are safe for concurrent use.

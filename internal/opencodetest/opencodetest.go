@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,9 +69,7 @@ func NewEnv(t testing.TB) *Env {
 	}
 	// Go's caches live under HOME by default; keep the real ones so a
 	// language server (gopls runs `go list`) in the sandbox starts warm.
-	for k, v := range goCaches() {
-		set[k] = v
-	}
+	maps.Copy(set, goCaches())
 	for _, kv := range peers.Env() {
 		k, _, _ := strings.Cut(kv, "=")
 		if _, ok := set[k]; ok || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "OPENCODE") {
