@@ -62,7 +62,8 @@ const (
 // diagnostics wait, no idle teardown).
 // Zero never means off.
 type Options struct {
-	// Roots are the workspace roots (one per session); a server's root is
+	// Roots are the workspace roots (one per session), each an absolute
+	// path to a folder (AddRoot refuses anything else); a server's root is
 	// never above the workspace root that holds the file. More can be
 	// added with AddRoot.
 	Roots []string
@@ -229,14 +230,12 @@ func (opts Options) withDefaults() Options {
 	return opts
 }
 
-// AddRoot adds a workspace root (a session's folder).
+// AddRoot adds a workspace root (a session's folder): an absolute path
+// that resolves to a folder (edit.RootDir); anything else is refused.
 func (m *Manager) AddRoot(root string) error {
-	abs, err := filepath.Abs(root)
+	abs, err := edit.RootDir(root)
 	if err != nil {
-		return fmt.Errorf("add root %s: %w", root, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+		return fmt.Errorf("add root: %w", err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -316,9 +315,12 @@ func (m *Manager) route(path string) (string, *server, error) {
 	if m.closed {
 		return "", nil, ErrClosed
 	}
+	// A file's ceiling is the deepest root holding its folder: a root is
+	// a folder, so one that is the path itself (a root replaced by a file
+	// since it was added) is no root of it.
 	ceiling := ""
 	for _, r := range m.roots {
-		if edit.Within(r, abs) && len(r) > len(ceiling) {
+		if edit.Within(r, filepath.Dir(abs)) && len(r) > len(ceiling) {
 			ceiling = r
 		}
 	}

@@ -54,6 +54,30 @@ func URIFromPath(path string) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
+// RootDir checks dir as a workspace root and returns its real path: a
+// root is an absolute path that resolves, symbolic links followed, to a
+// folder. A relative path, a missing one, a symlink loop or anything but
+// a folder (a regular file above all: it would be the deepest root of the
+// files beside it, and the working directory no server can start in) is
+// an error that names dir and says why.
+func RootDir(dir string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("edit: root %q: not an absolute path", dir)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("edit: root %q: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("edit: root %q: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("edit: root %q: not a folder", dir)
+	}
+	return real, nil
+}
+
 // RootChecker returns a path check for Options.CheckPath that accepts only
 // paths inside root once ".." and symbolic links are resolved: the longest
 // existing prefix of the path is resolved with EvalSymlinks and the rest
