@@ -301,14 +301,15 @@ func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messa
 
 // addRoot adds the cwd of a session setup request as a workspace root,
 // and its additionalDirectories (ACP's further roots of the session), as
-// the session's files may be in any of them. The message is only read,
-// never changed.
+// the session's files may be in any of them. One that is no root (not an
+// absolute path to a folder: lsp.Manager.AddRoot says why) is left out
+// with a warning. The message is only read, never changed.
 func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 	var dirs []string
 	if raw, ok := proxy.GetPath(m.Params(), "cwd"); ok {
 		var cwd string
-		if err := json.Unmarshal(raw, &cwd); err != nil || cwd == "" || !filepath.IsAbs(cwd) {
-			hop.Logger().Warn("session cwd is not an absolute path; not a workspace root", "method", m.Method, "cwd", string(raw))
+		if err := json.Unmarshal(raw, &cwd); err != nil {
+			hop.Logger().Warn("session cwd is not a path; not a workspace root", "method", m.Method, "cwd", string(raw))
 		} else {
 			dirs = append(dirs, cwd)
 		}
@@ -318,17 +319,11 @@ func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 		if err := json.Unmarshal(raw, &extra); err != nil {
 			hop.Logger().Warn("session additionalDirectories is not a list of paths; no root added from it", "method", m.Method, "err", err)
 		}
-		for _, dir := range extra {
-			if dir == "" || !filepath.IsAbs(dir) {
-				hop.Logger().Warn("additional directory is not an absolute path; not a workspace root", "method", m.Method, "dir", dir)
-				continue
-			}
-			dirs = append(dirs, dir)
-		}
+		dirs = append(dirs, extra...)
 	}
 	for _, dir := range dirs {
 		if err := a.mgr.AddRoot(dir); err != nil {
-			hop.Logger().Warn("workspace root not added", "dir", dir, "err", err)
+			hop.Logger().Warn("not a workspace root", "method", m.Method, "dir", dir, "err", err)
 			continue
 		}
 		a.mu.Lock()
