@@ -43,13 +43,10 @@ func (s *Session) checkPath(path string) error {
 	return err
 }
 
-// workspaceRoot resolves dir, an absolute folder, as a session root: its
-// real path and the check of paths inside it.
+// workspaceRoot resolves dir as a session root (edit.RootDir: an absolute
+// path to a folder): its real path and the check of paths inside it.
 func workspaceRoot(dir string) (string, func(string) error, error) {
-	if !filepath.IsAbs(dir) {
-		return "", nil, fmt.Errorf("%q is not an absolute path", dir)
-	}
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := edit.RootDir(dir)
 	if err != nil {
 		return "", nil, err
 	}

@@ -87,7 +87,8 @@ func TestGoplsAdditionalDirectories(t *testing.T) {
 
 // TestSessionExtraRoots: PatchSessionSetup takes additionalDirectories as
 // the session's further roots, resolved; a relative, missing or repeated
-// directory, or the cwd again, is left out, and a value that is not a list
+// directory, the cwd again, or a regular file (a folder's file used to be
+// a root of its own), is left out, and a value that is not a list
 // leaves the cwd alone; the params reach the agent with every byte kept.
 func TestSessionExtraRoots(t *testing.T) {
 	c, s0, _, _ := setup(t, Config{})
@@ -106,6 +107,7 @@ func TestSessionExtraRoots(t *testing.T) {
 		{"two", fmt.Sprintf(`,"additionalDirectories":[%q,%q]`, a, b), []string{ra, rb}},
 		{"a link, resolved, and repeated", fmt.Sprintf(`,"additionalDirectories":[%q,%q]`, link, b), []string{rb}},
 		{"relative, missing, empty, the cwd", fmt.Sprintf(`,"additionalDirectories":["rel/dir",%q,"",%q,%q]`, filepath.Join(a, "missing"), s0.Root, a), []string{ra}},
+		{"a file", fmt.Sprintf(`,"additionalDirectories":[%q,%q]`, filepath.Join(s0.Root, "main.go"), a), []string{ra}},
 		{"not a list", fmt.Sprintf(`,"additionalDirectories":{"a":%q}`, a), nil},
 	}
 	for _, tc := range tests {
