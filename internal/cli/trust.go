@@ -19,6 +19,9 @@ import (
 type trustCmd struct {
 	revoke bool
 	list   bool
+	// read reads the project file; nil is config.ReadFile. A test puts a
+	// concurrent writer behind it.
+	read func(path string) ([]byte, error)
 }
 
 func (*trustCmd) Name() string { return "trust" }
@@ -89,7 +92,11 @@ func (c *trustCmd) Run(_ context.Context, io Stdio, args []string) error {
 		fmt.Fprintf(io.Out, "no longer trusted: %s\n", file)
 		return nil
 	}
-	data, err := config.ReadFile(file)
+	read := c.read
+	if read == nil {
+		read = config.ReadFile
+	}
+	data, err := read(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return UsageErrorf("no %s in %s", config.ProjectFileName, abs)
 	}
@@ -101,14 +108,16 @@ func (c *trustCmd) Run(_ context.Context, io Stdio, args []string) error {
 	if err := config.Validate(file, data); err != nil {
 		return UsageErrorf("not trusted, fix the file first:\n%w", err)
 	}
-	sum, err := store.Trust(file, time.Now())
+	// The bytes validated are the ones recorded and shown: the file is
+	// not read again, as a concurrent writer may have replaced it.
+	sum, err := store.Trust(file, data, time.Now())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(io.Out, "trusted %s (sha256 %s)\n", file, sum[:16])
 	// Show what the file now sets; a broken user file or environment does
 	// not undo the trust just recorded.
-	loaded, err := config.Load(config.Options{Workspace: abs})
+	loaded, err := config.Load(config.Options{Workspace: abs, ProjectContent: data})
 	if err != nil {
 		fmt.Fprintf(io.Err, "acp-lsp trust: trusted, but the configuration does not load: %v\n", err)
 		return nil

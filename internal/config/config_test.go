@@ -59,9 +59,20 @@ func (f *fixture) write(t *testing.T, path, content string) {
 	}
 }
 
+// trustOnDisk trusts path's content as 'acp-lsp trust' does: read once
+// (ReadFile, so a file it cannot read is not trusted), then recorded.
+func trustOnDisk(store *TrustStore, path string, now time.Time) error {
+	data, err := ReadFile(path)
+	if err != nil {
+		return err
+	}
+	_, err = store.Trust(path, data, now)
+	return err
+}
+
 func (f *fixture) trust(t *testing.T) {
 	t.Helper()
-	if _, err := NewTrustStore(StateDir(f.env.get)).Trust(filepath.Join(f.workspace, ProjectFileName), time.Unix(0, 0)); err != nil {
+	if err := trustOnDisk(NewTrustStore(StateDir(f.env.get)), filepath.Join(f.workspace, ProjectFileName), time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -286,7 +297,7 @@ func TestTrustThroughSymlink(t *testing.T) {
 	if err := os.Symlink(f.workspace, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewTrustStore(StateDir(f.env.get)).Trust(filepath.Join(link, ProjectFileName), time.Now()); err != nil {
+	if err := trustOnDisk(NewTrustStore(StateDir(f.env.get)), filepath.Join(link, ProjectFileName), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	l, err := f.load(t)

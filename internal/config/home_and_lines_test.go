@@ -142,7 +142,7 @@ func TestNoHomeReadsNothingFromTheWorkingFolder(t *testing.T) {
 			f.write(t, filepath.Join(wsHome, ".config", "acp-lsp", "config.toml"), "[tool]\nallow_raw_request = true\n")
 			f.write(t, filepath.Join(ws, ProjectFileName), "[tool]\nallow_mutating = false\n")
 			// The repository ships a trust store that trusts its own file.
-			if _, err := NewTrustStore(filepath.Join(wsHome, ".local", "state", "acp-lsp")).Trust(filepath.Join(ws, ProjectFileName), time.Unix(0, 0)); err != nil {
+			if err := trustOnDisk(NewTrustStore(filepath.Join(wsHome, ".local", "state", "acp-lsp")), filepath.Join(ws, ProjectFileName), time.Unix(0, 0)); err != nil {
 				t.Fatal(err)
 			}
 			l, err := Load(Options{Workspace: ws, Getenv: f.env.get})

@@ -102,6 +102,11 @@ type Options struct {
 	ExplicitUserFile bool
 	// Workspace is the directory holding the project file; empty skips it.
 	Workspace string
+	// ProjectContent, when not nil, is the project file's content as the
+	// caller read it; Load then reads no project file, so what it applies
+	// is exactly those bytes ('acp-lsp trust' shows what it validated and
+	// recorded, whatever a concurrent writer puts in the file).
+	ProjectContent []byte
 	// StateDir holds trusted.json; empty means StateDir(Getenv).
 	StateDir string
 	// Getenv reads the environment; nil means os.Getenv.
@@ -253,7 +258,11 @@ func loadProject(opts Options, getenv func(string) string, cfg *Config, out *Loa
 		path = abs
 	}
 	out.ProjectFile = path
-	data, err := ReadFile(path)
+	data := opts.ProjectContent
+	var err error
+	if data == nil {
+		data, err = ReadFile(path)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		out.ProjectTrust = TrustNoFile
 		return nil

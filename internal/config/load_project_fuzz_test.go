@@ -82,7 +82,7 @@ func FuzzLoadProject(f *testing.F) {
 		case shapeTrustedLink:
 			target = filepath.Join(root, "other", ProjectFileName)
 			writeFile(t, target, string(content))
-			if _, err := NewTrustStore(state).Trust(target, time.Unix(0, 0)); err != nil {
+			if err := trustOnDisk(NewTrustStore(state), target, time.Unix(0, 0)); err != nil {
 				t.Fatal(err)
 			}
 			symlink(t, filepath.Join("..", "other", ProjectFileName), pf)
@@ -99,8 +99,7 @@ func FuzzLoadProject(f *testing.F) {
 		}
 		trusted := false
 		if trust {
-			_, err := NewTrustStore(state).Trust(pf, time.Unix(0, 0))
-			trusted = err == nil
+			trusted = trustOnDisk(NewTrustStore(state), pf, time.Unix(0, 0)) == nil
 		}
 		if edit {
 			if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {

@@ -165,13 +165,12 @@ func (s *TrustStore) Check(file string, content []byte) (TrustState, error) {
 	return Trusted, nil
 }
 
-// Trust records file's current content as trusted and returns its digest.
-func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
+// Trust records content, file's content as the caller read it (and
+// showed it to the user), as trusted and returns its digest. It reads
+// nothing itself: the file read again could hold what a concurrent writer
+// put there since.
+func (s *TrustStore) Trust(file string, content []byte, now time.Time) (string, error) {
 	key, err := trustKey(file)
-	if err != nil {
-		return "", fmt.Errorf("config: trust: %w", err)
-	}
-	data, err := ReadFile(key)
 	if err != nil {
 		return "", fmt.Errorf("config: trust: %w", err)
 	}
@@ -179,7 +178,7 @@ func (s *TrustStore) Trust(file string, now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := digest(data)
+	sum := digest(content)
 	tf.Files[key] = TrustEntry{SHA256: sum, TrustedAt: now.UTC()}
 	return sum, s.write(tf)
 }

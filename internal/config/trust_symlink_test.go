@@ -46,7 +46,7 @@ func (tr *trustTree) link(t *testing.T, rel, target string) {
 // trust trusts the project file of the folder rel, as 'acp-lsp trust' does.
 func (tr *trustTree) trust(t *testing.T, rel string) {
 	t.Helper()
-	if _, err := NewTrustStore(tr.state).Trust(filepath.Join(tr.path(rel), ProjectFileName), time.Unix(0, 0)); err != nil {
+	if err := trustOnDisk(NewTrustStore(tr.state), filepath.Join(tr.path(rel), ProjectFileName), time.Unix(0, 0)); err != nil {
 		t.Fatal(err)
 	}
 }

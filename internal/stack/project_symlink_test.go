@@ -41,7 +41,12 @@ func TestSymlinkedProjectFileRunsNothing(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "start"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := config.NewTrustStore(state).Trust(filepath.Join(root, "projA", config.ProjectFileName), time.Now()); err != nil {
+	projA := filepath.Join(root, "projA", config.ProjectFileName)
+	data, err := config.ReadFile(projA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.NewTrustStore(state).Trust(projA, data, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	reload := projectLoader(root, state)

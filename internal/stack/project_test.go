@@ -42,7 +42,12 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	if err := os.Symlink(started, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := config.NewTrustStore(state).Trust(filepath.Join(trusted, config.ProjectFileName), time.Now()); err != nil {
+	trustedFile := filepath.Join(trusted, config.ProjectFileName)
+	data, err := config.ReadFile(trustedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.NewTrustStore(state).Trust(trustedFile, data, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	reload := projectLoader(root, state)
