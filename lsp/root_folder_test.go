@@ -119,7 +119,7 @@ func TestRootTurnedFileServesNothing(t *testing.T) {
 			if err := os.WriteFile(turned, []byte(fakeText), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.DocumentSymbols(t.Context(), turned)
+			_, err = documentSymbols(t.Context(), m, turned)
 			if !tt.withParent {
 				if !errors.Is(err, ErrOutsideWorkspace) {
 					t.Errorf("symbols: %v, want %v", err, ErrOutsideWorkspace)
