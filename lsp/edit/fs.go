@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 )
 
 // FS is the file system seam Apply works through. OS is the real one;
@@ -26,13 +28,27 @@ type FS interface {
 }
 
 // OS is the operating system's file system.
-type OS struct{}
+type OS struct {
+	// MaxFileSize is the largest file ReadFile reads, in bytes (0:
+	// DefaultMaxFileSize; negative: no cap). A file the edit names can be
+	// anything a language server's answer says, a 2 GiB data file too.
+	MaxFileSize int64
+}
 
 // Lstat calls os.Lstat.
 func (OS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
 
-// ReadFile calls os.ReadFile.
-func (OS) ReadFile(name string) ([]byte, error) { return os.ReadFile(name) }
+// ReadFile reads name with regfile.Read: a regular file only, opened
+// without blocking, and one over MaxFileSize is a *regfile.SizeError from
+// its size alone, before anything is read.
+func (o OS) ReadFile(name string) ([]byte, error) {
+	limit := o.MaxFileSize
+	if limit == 0 {
+		limit = DefaultMaxFileSize
+	}
+	b, _, err := regfile.Read(name, limit)
+	return b, err
+}
 
 // ReadDir calls os.ReadDir.
 func (OS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }

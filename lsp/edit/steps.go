@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
 )
 
 // step is one change to the disk with its inverse. do and undo are called
@@ -30,12 +32,8 @@ func (w *writeStep) String() string { return "write " + w.path }
 
 func (w *writeStep) do(fsys FS) error {
 	if w.existed {
-		cur, err := fsys.ReadFile(w.path)
-		if err != nil {
+		if err := unchanged(fsys, w.path, w.before); err != nil {
 			return err
-		}
-		if !bytes.Equal(cur, w.before) {
-			return fmt.Errorf("%s: %w", w.path, ErrChanged)
 		}
 	} else if _, err := fsys.Lstat(w.path); err == nil {
 		return fmt.Errorf("%s: %w", w.path, ErrExists)
@@ -48,6 +46,23 @@ func (w *writeStep) undo(fsys FS) error {
 		return fsys.Remove(w.path)
 	}
 	return writeAtomic(fsys, w.path, w.before, w.mode)
+}
+
+// unchanged checks that path still has the content validation read, just
+// before a step replaces or moves it. A file now over the read cap is
+// changed too: validation read it under the cap.
+func unchanged(fsys FS, path string, want []byte) error {
+	cur, err := fsys.ReadFile(path)
+	if errors.Is(err, regfile.ErrTooLarge) {
+		return fmt.Errorf("%s: %w: %w", path, ErrChanged, err)
+	}
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(cur, want) {
+		return fmt.Errorf("%s: %w", path, ErrChanged)
+	}
+	return nil
 }
 
 // writeAtomic writes data to a fresh temporary file next to path, sets its
@@ -90,12 +105,8 @@ func (m *moveStep) String() string { return "move " + m.from + " to " + m.to }
 
 func (m *moveStep) do(fsys FS) error {
 	if m.check {
-		cur, err := fsys.ReadFile(m.from)
-		if err != nil {
+		if err := unchanged(fsys, m.from, m.expect); err != nil {
 			return err
-		}
-		if !bytes.Equal(cur, m.expect) {
-			return fmt.Errorf("%s: %w", m.from, ErrChanged)
 		}
 	}
 	if _, err := fsys.Lstat(m.to); err == nil {
