@@ -668,8 +668,9 @@ func (p *proc) configuration(params json.RawMessage) (any, *jsonrpc2.Error) {
 	return out, nil
 }
 
-// applyEdit applies a server-initiated edit on disk through lsp/edit; the
-// next sync of each touched file sends its new text.
+// applyEdit applies a server-initiated edit on disk through lsp/edit,
+// reading the files it names under Options.MaxFileSize; the next sync of
+// each touched file sends its new text.
 func (p *proc) applyEdit(params json.RawMessage) any {
 	var m struct {
 		Edit json.RawMessage `json:"edit"`
@@ -685,7 +686,8 @@ func (p *proc) applyEdit(params json.RawMessage) any {
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := edit.Apply(context.Background(), we, edit.Options{Encoding: p.enc, Root: p.srv.ceiling}); err != nil {
+	opts := edit.Options{Encoding: p.enc, Root: p.srv.ceiling, FS: edit.OS{MaxFileSize: p.srv.mgr.opts.MaxFileSize}}
+	if _, err := edit.Apply(context.Background(), we, opts); err != nil {
 		return fail(err)
 	}
 	return json.RawMessage(`{"applied":true}`)
