@@ -133,8 +133,9 @@ type Config struct {
 	// DefaultInjectBudget, 2000).
 	InjectBudget int
 	// MaxFileSize is the largest workspace file, in bytes, the tool reads
-	// (to place a position, to show a result's line); a position in a
-	// larger one is refused naming its size and the cap (default
+	// (to place a position, to show a result's line, to apply or preview
+	// a server's edit); a position in a larger one, or an edit of one, is
+	// refused naming its size and the cap (default
 	// edit.DefaultMaxFileSize, 10 MiB, as lsp.Options.MaxFileSize;
 	// negative: no cap).
 	MaxFileSize int64

@@ -34,7 +34,9 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 	if apply && !s.cfg.allowed(action) {
 		return nil, fmt.Errorf("%s is turned off in acp-lsp's configuration (allow_mutating); call without apply for a preview", action)
 	}
-	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.checkPath}
+	// The files an edit names are read under the cap the tool's own reads
+	// have: a server's answer can name any file in the workspace.
+	opts := edit.Options{Encoding: position.UTF16, Root: s.Root, CheckPath: s.checkPath, FS: edit.OS{MaxFileSize: s.c.cfg.MaxFileSize}}
 	plan, err := edit.NewPlan(ctx, we, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", action, err)
