@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // createTrace opens the trace file (log.trace_file) for writing; see
@@ -22,7 +23,8 @@ func createTrace(path string) (*os.File, error) { return createPrivate(path, os.
 // readable by all) reads none of the new trace, and a hard link to
 // another file leaves that file alone. A symbolic link is refused,
 // neither followed nor replaced. A named pipe is written to in place when
-// it is uid's (someone else's would hand the trace on), a device always
+// it is uid's (someone else's would hand the trace on) and has a reader
+// (one without is refused at once rather than waited for), a device always
 // (only root makes those); anything else is refused.
 func createPrivate(path string, uid int) (*os.File, error) {
 	fi, err := os.Lstat(path)
@@ -38,7 +40,12 @@ func createPrivate(path string, uid int) (*os.File, error) {
 		return nil, fmt.Errorf("%s is not a file, nor a pipe or device of yours", path)
 	}
 	// O_NOFOLLOW and the second look: path may have changed since Lstat.
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW, 0)
+	// O_NONBLOCK: opening a pipe for writing waits for a reader, which
+	// would hold acp-lsp's start for good; without one it fails (ENXIO).
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, syscall.ENXIO) && fi.Mode()&fs.ModeNamedPipe != 0 {
+		return nil, fmt.Errorf("%s: a named pipe with no reader: start its reader first", path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +53,30 @@ func createPrivate(path string, uid int) (*os.File, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s changed while it was opened", path)
 	}
+	// A write must wait for a slow reader, not fail with EAGAIN and lose
+	// part of the trace. The runtime's poller waits for it (and Close
+	// wakes it); where the file is not in the poller (no deadlines: a
+	// pipe on macOS, /dev/null), the descriptor blocks again.
+	if err := f.SetWriteDeadline(time.Time{}); errors.Is(err, os.ErrNoDeadline) {
+		if err := setBlocking(f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	return f, nil
+}
+
+// setBlocking clears f's O_NONBLOCK.
+func setBlocking(f *os.File) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
+		return err
+	}
+	return serr
 }
 
 // inPlace reports whether the trace may be written to fi as it is: a
