@@ -15,9 +15,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/component"
-	"github.com/acp-lsp/acp-lsp/internal/acptest"
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )

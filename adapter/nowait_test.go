@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )

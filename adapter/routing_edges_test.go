@@ -9,8 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )

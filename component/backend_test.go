@@ -6,8 +6,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 

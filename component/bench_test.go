@@ -17,7 +17,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"

@@ -24,7 +24,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -120,7 +120,7 @@ func (t *markingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // -v logs median, p90 and mean of every segment.
 //
 // BREAKDOWN_WS names a copy of the bench's workspace (expr-lang/expr, see
-// internal/bench) to hover Compile in expr.go there instead, with
+// internal/test/bench) to hover Compile in expr.go there instead, with
 // BREAKDOWN_GOMODCACHE its module cache (.cache/bench/gomod).
 func BenchmarkHoverBreakdown(b *testing.B) { breakdown(b, "hover") }
 

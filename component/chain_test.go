@@ -14,9 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
-	"github.com/acp-lsp/acp-lsp/internal/acptest"
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )

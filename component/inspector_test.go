@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/acp-lsp/acp-lsp/internal/acptest"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )

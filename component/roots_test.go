@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/component"
-	"github.com/acp-lsp/acp-lsp/internal/bench"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/bench"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/proxy"
 	"github.com/rogpeppe/go-internal/txtar"
 	"go.uber.org/goleak"

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakemodel"
-	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
+	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
 )
 
 // TestACPXOpencodeThroughACPLSP drives real acpx → acp-lsp (wrapper, and

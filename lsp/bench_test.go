@@ -13,7 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 

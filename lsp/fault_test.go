@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
-// The fault tests run the Manager against internal/fakelsp as a real
+// The fault tests run the Manager against internal/test/fakelsp as a real
 // subprocess (the Manager only speaks to processes), so they use real time
 // with short timeouts; they assert outcomes, never durations. Every test
 // ends with Manager.Close and a /proc check that no process of any fake
@@ -85,7 +85,7 @@ func newFaultEnvAt(t *testing.T, root string, s fakelsp.Script, tweak func(*Opti
 		Servers: []ServerConfig{{
 			Name: "fakelsp", Command: fakeBinary(t), Args: fakelsp.Args(e.script, e.record),
 			Extensions: []string{"fk"}, Language: "fake", RootMarkers: []string{"fake.root"},
-			InstallHint: "built by the test from internal/fakelsp/cmd/fakelsp",
+			InstallHint: "built by the test from internal/test/fakelsp/cmd/fakelsp",
 		}},
 		// Generous bounds (the machine may be loaded many times over);
 		// tests about timeouts set their own short ones.

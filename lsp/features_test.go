@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
 // TestFileSavedIncludeText: didSave carries the document's text exactly

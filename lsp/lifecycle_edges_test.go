@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
 // TestWedgeCountBrokenByErrorAnswer (fake time): an error answer is an

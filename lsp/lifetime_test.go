@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
 // TestIdleTeardownFakeTime: a server unused for the idle timeout is shut

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // newTreeEnv is a faultEnv whose server first builds a process tree meant

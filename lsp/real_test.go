@@ -14,7 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/goleak"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )

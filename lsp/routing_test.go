@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
 // TestFaultRegistryRouting drives every built-in registry entry end to end

@@ -9,8 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // TestStartingVerdict (fake time): diagnostics asked with a short wait

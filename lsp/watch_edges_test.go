@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
 // TestWatcherCoalesceRecreated: a file new since the last drain, deleted

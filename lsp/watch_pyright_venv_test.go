@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // TestRealVenvInstall: with pyright and a project's .venv (skipped by the

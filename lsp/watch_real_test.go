@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // TestRealShellEditDependency: an agent edits a.go by shell (os.WriteFile,

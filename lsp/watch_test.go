@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/acptest"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 

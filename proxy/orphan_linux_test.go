@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // startTree starts an agent that builds a process tree meant to outlive

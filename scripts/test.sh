@@ -14,6 +14,13 @@ export ACP_LSP_PEERS="$root/.cache"
 
 echo "== go vet"
 go vet ./...
+# The acp-lsp binary never depends on the test and benchmark harnesses,
+# which live under internal/test/ for that reason.
+echo "== the acp-lsp binary's dependencies"
+if go list -deps ./cmd/acp-lsp | grep '/internal/test/'; then
+	echo "cmd/acp-lsp depends on the test harnesses above (internal/test/...)" >&2
+	exit 1
+fi
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...
 

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/acp-lsp/acp-lsp/internal/bench"
+	"github.com/acp-lsp/acp-lsp/internal/test/bench"
 )
 
 func main() {

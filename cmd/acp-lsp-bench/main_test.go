@@ -11,7 +11,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

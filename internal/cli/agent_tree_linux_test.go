@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // TestEditorGoneEndsAgentTree: when the editor closes acp-lsp's input,

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/demo"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // docBlocks returns the fenced blocks of a markdown file with the given

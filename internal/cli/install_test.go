@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 const modulePath = "github.com/acp-lsp/acp-lsp"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/demo"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // TestRemoveFailureReported: a temporary workspace the demo could not

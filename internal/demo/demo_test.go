@@ -19,8 +19,8 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/cli"
 	"github.com/acp-lsp/acp-lsp/internal/demo"
-	"github.com/acp-lsp/acp-lsp/internal/peers"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // roleVar makes the test binary play a part in the chain: "acp-lsp" runs

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // TestDemoShRelativePaths runs scripts/demo.sh from outside the checkout

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
-	"github.com/acp-lsp/acp-lsp/internal/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // readmeCommands returns the commands of the README's "Start" section: the

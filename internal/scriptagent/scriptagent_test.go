@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	"github.com/acp-lsp/acp-lsp/internal/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
 )
 
 // roleVar makes the test binary run the agent on stdin/stdout, so that

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
