@@ -421,6 +421,11 @@ func TestFaultAgentCrash(t *testing.T) {
 	var agent, gopls int
 	for pid, cmd := range descendants(p.cmd.Process.Pid) {
 		switch {
+		case strings.HasPrefix(cmd, "acp-lsp-guard "):
+			// The guard keeping the process's tree (internal/reap): its
+			// command line ends as the process's does. Killed, it takes
+			// the agent with it a moment later, time enough for the
+			// agent to answer one more prompt.
 		case strings.HasSuffix(strings.TrimSpace(cmd), " agent"):
 			agent = pid
 		case strings.Contains(cmd, "gopls"):
