@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -42,6 +43,21 @@ func tree(t *testing.T, files map[string]string) string {
 // to prove that a failed edit left the tree byte-identical.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
+	return snapshotUpTo(t, dir, -1)
+}
+
+// shallow records every path below dir as snapshot does, but a file of
+// more than 1 MiB by its size and time rather than its content, to
+// prove that a refused edit left the tree as it was without reading it.
+func shallow(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	return snapshotUpTo(t, dir, 1<<20)
+}
+
+// snapshotUpTo is snapshot with a file over limit bytes (none when limit
+// is negative) recorded by its size and time instead of its content.
+func snapshotUpTo(t *testing.T, dir string, limit int64) map[string]string {
+	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -58,6 +74,8 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			out[rel] = "link " + l
 		case fi.IsDir():
 			out[rel] = "dir " + fi.Mode().String()
+		case limit >= 0 && fi.Size() > limit:
+			out[rel] = fmt.Sprint(fi.Mode(), " ", fi.Size(), " bytes of ", fi.ModTime())
 		default:
 			b, err := os.ReadFile(p)
 			if err != nil {

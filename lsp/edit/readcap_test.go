@@ -3,8 +3,6 @@ package edit
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,44 +28,6 @@ func sparse(t *testing.T, path string, size int64) {
 	if err := f.Truncate(size); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// shallow records every path below dir as snapshot does, but a file of
-// more than 1 MiB by its size and time rather than its content, to
-// prove that a refused edit left the tree as it was without reading it.
-func shallow(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case fi.Mode()&fs.ModeSymlink != 0:
-			l, _ := os.Readlink(p)
-			out[rel] = "link " + l
-		case fi.IsDir():
-			out[rel] = "dir " + fi.Mode().String()
-		case fi.Size() > 1<<20:
-			out[rel] = fmt.Sprint(fi.Mode(), " ", fi.Size(), " bytes of ", fi.ModTime())
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			out[rel] = fi.Mode().String() + " " + string(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestEditFileOverCap: an edit that reads a workspace file over the cap

@@ -18,6 +18,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
 
 // MarkVar is the environment variable every process started through this
@@ -249,7 +250,7 @@ func Leftovers(mark string) ([]Proc, error) {
 		if err != nil || !containsVar(env, want) {
 			continue
 		}
-		state := procState(pid)
+		state := proctest.State(pid)
 		if state == "Z" || state == "X" || state == "" {
 			continue
 		}
@@ -265,20 +266,6 @@ func containsVar(env, kv []byte) bool {
 		s += "\x00"
 	}
 	return strings.Contains(s, "\x00"+string(kv))
-}
-
-// procState returns the one-letter state of pid from /proc/PID/stat.
-func procState(pid int) string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 || i+2 >= len(s) {
-		return ""
-	}
-	return s[i+2 : i+3]
 }
 
 // RequireNoLeftovers fails the test if any process marked with e's mark is

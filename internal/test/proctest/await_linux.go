@@ -12,7 +12,7 @@ import (
 func awaitExit(pid int, d time.Duration) bool {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		return gone(state(pid))
+		return gone(State(pid))
 	}
 	defer unix.Close(fd)
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
@@ -25,6 +25,6 @@ func awaitExit(pid int, d time.Duration) bool {
 		if n > 0 {
 			return true
 		}
-		return gone(state(pid))
+		return gone(State(pid))
 	}
 }

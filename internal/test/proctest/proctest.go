@@ -38,7 +38,7 @@ func Matching(substr string) ([]Process, error) {
 		if cmd == "" || !strings.Contains(cmd, substr) {
 			continue
 		}
-		st := state(pid)
+		st := State(pid)
 		if gone(st) {
 			continue
 		}
@@ -57,7 +57,9 @@ func cmdline(pid int) string {
 	return strings.TrimRight(strings.ReplaceAll(string(cl), "\x00", " "), " ")
 }
 
-func state(pid int) string {
+// State returns the one-letter state of pid from /proc/PID/stat (R, S,
+// Z, …), or "" when there is no such process.
+func State(pid int) string {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return ""

@@ -59,7 +59,7 @@ func AwaitGone(t testing.TB, pids []int, grace time.Duration) {
 		if awaitExit(pid, max(time.Until(deadline), 0)) {
 			continue
 		}
-		t.Errorf("process left running: %v", Process{Pid: pid, State: state(pid), Cmdline: cmdline(pid)})
+		t.Errorf("process left running: %v", Process{Pid: pid, State: State(pid), Cmdline: cmdline(pid)})
 		if pr, err := os.FindProcess(pid); err == nil {
 			pr.Kill()
 		}
