@@ -67,7 +67,7 @@ type Config struct {
 const DefaultEditorTimeout = 10 * time.Second
 
 // Adapter is the chain component that answers `_lsp/*` requests from the
-// editor or from local language servers. It implements proxy.Component and
+// editor or from local language servers. It implements proxy.Stage and
 // proxy.Runner; one Adapter serves one editor connection (one chain). Its
 // methods are safe for concurrent use.
 type Adapter struct {
@@ -115,8 +115,8 @@ type Adapter struct {
 }
 
 var (
-	_ proxy.Component = (*Adapter)(nil)
-	_ proxy.Runner    = (*Adapter)(nil)
+	_ proxy.Stage  = (*Adapter)(nil)
+	_ proxy.Runner = (*Adapter)(nil)
 )
 
 // New returns an Adapter with its own lsp.Manager; it starts no process.
@@ -166,7 +166,7 @@ func (a *Adapter) Close() error {
 	return a.closeErr
 }
 
-// Name implements proxy.Component.
+// Name implements proxy.Stage.
 func (a *Adapter) Name() string { return "adapter" }
 
 // Nonblocking implements proxy.Nonblocking: the adapter's handlers only
@@ -278,7 +278,7 @@ func (a *Adapter) Passes(toAgent bool, method string) bool {
 	return !lspext.InNamespace(method)
 }
 
-// FromClient implements proxy.Component: it reads the editor's offer in
+// FromClient implements proxy.Stage: it reads the editor's offer in
 // initialize (and tells the chain below what it now has), adds session
 // folders as roots, passes the editor's LSP notifications to the component,
 // and resyncs local servers after confirmed writes.
@@ -347,7 +347,7 @@ func (a *Adapter) written(m *proxy.Message) {
 	})
 }
 
-// FromAgent implements proxy.Component: it answers `_lsp/*` requests,
+// FromAgent implements proxy.Stage: it answers `_lsp/*` requests,
 // consumes `_lsp/filesChanged`, advertises the chain's LSP support in the
 // initialize response, and remembers agent writes to resync them.
 func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {

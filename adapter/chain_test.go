@@ -88,7 +88,7 @@ func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 		t.Fatal(err)
 	}
 	tc := &testChain{adapter: a}
-	comps := []proxy.Component{a}
+	comps := []proxy.Stage{a}
 	if withComponent {
 		st, err := component.NewStage(component.Config{Executable: "/bin/acp-lsp", DiagnosticsWait: 90 * time.Second})
 		if err != nil {
@@ -103,7 +103,7 @@ func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: comps}).Run(ctx)
+		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Stages: comps}).Run(ctx)
 	}()
 	var once bool
 	tc.cancel = func() {

@@ -266,7 +266,7 @@ const statusWait = 2 * time.Second
 // would not be a result); any other failure of the servers is followed by
 // the state of servers that are starting or indexing, so a timeout during
 // a start never reads like a plain error or an empty result.
-func (c *Component) explain(ctx context.Context, err error) error {
+func (c *Tool) explain(ctx context.Context, err error) error {
 	var ue *upstreamError
 	if !errors.As(err, &ue) {
 		return err
@@ -288,7 +288,7 @@ func (c *Component) explain(ctx context.Context, err error) error {
 // busyServers names the servers that are starting or indexing ("gopls is
 // indexing"), asking status for at most statusWait; nil when none are or
 // status cannot tell.
-func (c *Component) busyServers(ctx context.Context) []string {
+func (c *Tool) busyServers(ctx context.Context) []string {
 	sctx, cancel := context.WithTimeout(ctx, statusWait)
 	defer cancel()
 	infos, err := c.backend.Status(sctx)
@@ -306,7 +306,7 @@ func (c *Component) busyServers(ctx context.Context) []string {
 
 // emptyNote is added to an empty answer: when a server is still starting
 // or indexing, the emptiness may only mean it is not ready.
-func (c *Component) emptyNote(ctx context.Context) string {
+func (c *Tool) emptyNote(ctx context.Context) string {
 	busy := c.busyServers(ctx)
 	if len(busy) == 0 {
 		return ""

@@ -143,7 +143,7 @@ func BenchmarkHoverChain(b *testing.B) {
 	b.Run("gosdk", func(b *testing.B) { pairedHover(b, ctx, cs, args, sc.adapter.Manager(), main) })
 	// raw: the same call from the smallest client, one POST read whole (the
 	// bench's -mcp-client lean), to tell the client's share from acp-lsp's.
-	c := sc.stage.Component()
+	c := sc.stage.Tool()
 	rc := dialRaw(b, c, c.SessionByACP("S1"))
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`
 	b.Run("raw", func(b *testing.B) {

@@ -402,7 +402,7 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 	os.WriteFile(main, []byte(mainGo), 0o644)
 	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
 	sc.open(t, root)
-	c := sc.stage.Component()
+	c := sc.stage.Tool()
 	// The editor's user breaks the file and saves it.
 	os.WriteFile(main, []byte(strings.Replace(mainGo, "add(3, 4)", "add(3)", 1)), 0o644)
 	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, "file://"+main))

@@ -83,7 +83,7 @@ const (
 // duration means the same.
 const NoWait time.Duration = -1
 
-// Config configures a Component. The zero value is usable: every zero
+// Config configures a Tool. The zero value is usable: every zero
 // field takes the default named in its comment.
 type Config struct {
 	// Name is the MCP server's name in mcpServers (default "acp-lsp").
@@ -147,7 +147,7 @@ type Config struct {
 	// it returns the Config that session's calls use. Of it only what
 	// one session's calls read counts (see WithSessionSettings; zero
 	// values take their defaults); everything else belongs to the
-	// Component. It must not change base's AllowMutating map, and may be
+	// Tool. It must not change base's AllowMutating map, and may be
 	// called from several goroutines at once.
 	ForSession func(root string, base Config) Config
 }
@@ -214,9 +214,9 @@ func (c *Config) allowed(action string) bool {
 	return action != "request"
 }
 
-// Component serves the `lsp` tool to agent sessions and keeps the
+// Tool serves the `lsp` tool to agent sessions and keeps the
 // diagnostics cache. Its methods are safe for concurrent use.
-type Component struct {
+type Tool struct {
 	cfg     Config
 	backend Backend
 	cache   *DiagCache
@@ -255,13 +255,13 @@ type Component struct {
 
 // Session is one agent session: its workspace and what the agent changed.
 type Session struct {
-	c     *Component
+	c     *Tool
 	token string
 	// sock names the session's socket in the socket folder. It is on the
 	// bridge's command line, which every local user can read, so it owes
 	// nothing to token; the folder (0700) is what keeps others out.
 	sock string
-	// cfg holds the settings of this session's calls: the Component's
+	// cfg holds the settings of this session's calls: the Tool's
 	// Config, or what Config.ForSession gave.
 	cfg *Config
 	// Root is the session's workspace (its cwd, symlinks resolved).
@@ -291,16 +291,16 @@ type Session struct {
 	unredact func()
 }
 
-// New returns a Component answering through backend. Call Start before
+// New returns a Tool answering through backend. Call Start before
 // handing out entries, and Close when done.
-func New(cfg Config, backend Backend) (*Component, error) {
+func New(cfg Config, backend Backend) (*Tool, error) {
 	if backend == nil {
 		return nil, errors.New("component: nil backend")
 	}
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	return &Component{
+	return &Tool{
 		cfg:      cfg,
 		backend:  marking{backend},
 		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
@@ -313,11 +313,11 @@ func New(cfg Config, backend Backend) (*Component, error) {
 }
 
 // Cache returns the diagnostics cache.
-func (c *Component) Cache() *DiagCache { return c.cache }
+func (c *Tool) Cache() *DiagCache { return c.cache }
 
 // Start opens the HTTP listener on 127.0.0.1 and the private socket folder.
 // Entries handed out afterwards point at servers already accepting.
-func (c *Component) Start(ctx context.Context) error {
+func (c *Tool) Start(ctx context.Context) error {
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -362,7 +362,7 @@ func (c *Component) Start(ctx context.Context) error {
 
 // Close stops the listeners, ends open MCP connections and removes the
 // socket folder it created.
-func (c *Component) Close() error {
+func (c *Tool) Close() error {
 	if c.cancel == nil {
 		return nil
 	}
@@ -397,10 +397,10 @@ func (c *Component) Close() error {
 }
 
 // HTTPAddr returns the HTTP listener's address.
-func (c *Component) HTTPAddr() string { return c.httpLn.Addr().String() }
+func (c *Tool) HTTPAddr() string { return c.httpLn.Addr().String() }
 
 // SocketDir returns the private socket folder.
-func (c *Component) SocketDir() string { return c.sockDir }
+func (c *Tool) SocketDir() string { return c.sockDir }
 
 // newToken returns a session's secret: its HTTP bearer token.
 func newToken() string { return randomHex(24) }
@@ -419,7 +419,7 @@ func randomHex(n int) string {
 // across the servers of all sessions, so a token must not reach another
 // workspace's MCP session. A plain tools/call then takes the fast path
 // (fastpath.go); everything else goes to the SDK. Both paths pass here.
-func (c *Component) authenticate(next http.Handler) http.Handler {
+func (c *Tool) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !c.ownOrigin(r) {
 			http.Error(w, "forbidden: Origin is not this server", http.StatusForbidden)
@@ -452,7 +452,7 @@ func (c *Component) authenticate(next http.Handler) http.Handler {
 // The MCP spec (Streamable HTTP) asks servers to check Origin against DNS
 // rebinding: a page that had its name rebound to 127.0.0.1 sends its own
 // origin.
-func (c *Component) ownOrigin(r *http.Request) bool {
+func (c *Tool) ownOrigin(r *http.Request) bool {
 	origins := r.Header.Values("Origin")
 	if len(origins) == 0 {
 		return true
@@ -493,7 +493,7 @@ func bearerToken(r *http.Request) (string, bool) {
 	return tok, tok != ""
 }
 
-func (c *Component) sessionFromRequest(r *http.Request) *Session {
+func (c *Tool) sessionFromRequest(r *http.Request) *Session {
 	tok, ok := bearerToken(r)
 	if !ok {
 		return nil
@@ -513,7 +513,7 @@ func (c *Component) sessionFromRequest(r *http.Request) *Session {
 // directory that is not absolute or cannot be resolved is left out with a
 // warning: the session works in the others. The session's MCP server is
 // reachable over both transports when this returns.
-func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
+func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 	root, check, err := workspaceRoot(cwd)
 	if err != nil {
 		return nil, fmt.Errorf("component: session cwd: %w", err)
@@ -558,11 +558,11 @@ func (c *Component) NewSession(cwd string, extra ...string) (*Session, error) {
 	return s, nil
 }
 
-func (c *Component) socketPath(s *Session) string {
+func (c *Tool) socketPath(s *Session) string {
 	return filepath.Join(c.sockDir, s.sock)
 }
 
-func (c *Component) serveSocket(s *Session, ln net.Listener) {
+func (c *Tool) serveSocket(s *Session, ln net.Listener) {
 	defer os.Remove(c.socketPath(s))
 	for {
 		conn, err := ln.Accept()
@@ -587,7 +587,7 @@ func (c *Component) serveSocket(s *Session, ln net.Listener) {
 
 // CloseSession ends a session (on ACP session/close): its token stops
 // working, its socket is removed and its MCP connections end.
-func (c *Component) CloseSession(s *Session) {
+func (c *Tool) CloseSession(s *Session) {
 	c.mu.Lock()
 	delete(c.sessions, s.token)
 	if s.acpID != "" && c.byACP[s.acpID] == s {
@@ -616,7 +616,7 @@ func (c *Component) CloseSession(s *Session) {
 
 // Bind records the ACP session id the agent gave the session (from the
 // session/new response, or the params of load/resume/fork).
-func (c *Component) Bind(s *Session, acpSessionID string) {
+func (c *Tool) Bind(s *Session, acpSessionID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s.mu.Lock()
@@ -626,7 +626,7 @@ func (c *Component) Bind(s *Session, acpSessionID string) {
 }
 
 // SessionByACP returns the session bound to an ACP session id.
-func (c *Component) SessionByACP(id string) *Session {
+func (c *Tool) SessionByACP(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byACP[id]
@@ -640,7 +640,7 @@ func (s *Session) acpSessionID() string {
 
 // Entry returns the mcpServers entry (raw JSON) for the session over t.
 // The server is accepting when the entry is returned.
-func (c *Component) Entry(s *Session, t Transport) json.RawMessage {
+func (c *Tool) Entry(s *Session, t Transport) json.RawMessage {
 	type kv struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
@@ -671,7 +671,7 @@ func (c *Component) Entry(s *Session, t Transport) json.RawMessage {
 // client sent it. agentHTTP is the agent's mcpCapabilities.http. For
 // load/resume/fork the ACP session id in params is bound at once; for
 // session/new call Bind with the id from the response.
-func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, error) {
+func (c *Tool) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, error) {
 	out, s, id, err := c.patchSessionSetup(params, agentHTTP)
 	if err == nil && id != "" {
 		c.Bind(s, id)
@@ -681,7 +681,7 @@ func (c *Component) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (j
 
 // patchSessionSetup is PatchSessionSetup without binding: it also returns
 // the session id found in params ("" for session/new).
-func (c *Component) patchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, string, error) {
+func (c *Tool) patchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, string, error) {
 	rawCwd, ok := proxy.GetPath(params, "cwd")
 	if !ok {
 		return nil, nil, "", errors.New("component: session setup without cwd")
@@ -741,7 +741,7 @@ func AppendMCPServer(params, entry json.RawMessage) (json.RawMessage, error) {
 // (publishDiagnostics, didSave, in either spelling) and reports whether it
 // was one the component consumes. The caller still forwards it to the agent
 // when the agent asked for such notifications.
-func (c *Component) HandleNotification(ctx context.Context, method string, params json.RawMessage) bool {
+func (c *Tool) HandleNotification(ctx context.Context, method string, params json.RawMessage) bool {
 	m, ok := lspext.Canonical(method)
 	if !ok {
 		return false
@@ -777,7 +777,7 @@ func (c *Component) HandleNotification(ctx context.Context, method string, param
 }
 
 // refresh fetches diagnostics of uris into the cache.
-func (c *Component) refresh(ctx context.Context, uris []string) *lspext.DiagnosticReportResult {
+func (c *Tool) refresh(ctx context.Context, uris []string) *lspext.DiagnosticReportResult {
 	rep, err := c.backend.DiagnosticReport(ctx, uris, c.cfg.DiagnosticsWait)
 	if err != nil {
 		c.log.Warn("diagnostics refresh", "err", err)
@@ -795,7 +795,7 @@ type decodedFile struct {
 
 // store puts a report's diagnostics into the cache and returns them
 // decoded, file by file (the cache keeps the slices: read them only).
-func (c *Component) store(rep *lspext.DiagnosticReportResult) []decodedFile {
+func (c *Tool) store(rep *lspext.DiagnosticReportResult) []decodedFile {
 	out := make([]decodedFile, len(rep.Files))
 	for i, f := range rep.Files {
 		diags, err := decodeDiagnostics(f.Diagnostics, true)
@@ -811,7 +811,7 @@ func (c *Component) store(rep *lspext.DiagnosticReportResult) []decodedFile {
 
 // markTouched marks a file as changed for every session whose workspace
 // holds it.
-func (c *Component) markTouched(uri string) {
+func (c *Tool) markTouched(uri string) {
 	key := NormalizeURI(uri)
 	path, err := edit.PathFromURI(key)
 	if err != nil {
@@ -830,14 +830,14 @@ func (c *Component) markTouched(uri string) {
 
 // MarkWritten records that the agent wrote path (e.g. fs/write_text_file
 // confirmed by the editor), for PromptContext.
-func (c *Component) MarkWritten(path string) { c.markTouched(edit.URIFromPath(path)) }
+func (c *Tool) MarkWritten(path string) { c.markTouched(edit.URIFromPath(path)) }
 
 // PromptContext returns one text block with the errors (and warnings when
 // configured) that are new since the last turn in files the agent wrote or
 // the editor saved, within the injection budget, or "" when nothing is new.
 // Call it when a session/prompt goes downstream; it consumes the "touched"
 // state of the session.
-func (c *Component) PromptContext(acpSessionID string) string {
+func (c *Tool) PromptContext(acpSessionID string) string {
 	s := c.SessionByACP(acpSessionID)
 	if s == nil || s.cfg.NoContextInjection {
 		return ""
@@ -927,7 +927,7 @@ func (c *Component) PromptContext(acpSessionID string) string {
 // InjectPrompt appends PromptContext's block to the prompt array of raw
 // session/prompt params, keeping every other byte; params come back
 // unchanged when there is nothing to add.
-func (c *Component) InjectPrompt(params json.RawMessage) json.RawMessage {
+func (c *Tool) InjectPrompt(params json.RawMessage) json.RawMessage {
 	rawID, ok := proxy.GetPath(params, "sessionId")
 	if !ok {
 		return params

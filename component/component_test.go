@@ -38,7 +38,7 @@ func main() {
 
 // setup starts a component on a fake backend with a Go workspace and
 // returns a connected MCP client session.
-func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.ClientSession) {
+func setup(t *testing.T, cfg Config) (*Tool, *Session, *fakeBackend, *mcp.ClientSession) {
 	t.Helper()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644); err != nil {
@@ -52,7 +52,7 @@ func setup(t *testing.T, cfg Config) (*Component, *Session, *fakeBackend, *mcp.C
 // startSession starts a Component (Executable /bin/acp-lsp) answering
 // through backend and opens a session on root; the Component closes when
 // the test ends.
-func startSession(t testing.TB, cfg Config, backend Backend, root string) (*Component, *Session) {
+func startSession(t testing.TB, cfg Config, backend Backend, root string) (*Tool, *Session) {
 	t.Helper()
 	cfg.Executable = "/bin/acp-lsp"
 	c, err := New(cfg, backend)

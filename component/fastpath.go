@@ -108,7 +108,7 @@ type fastRequest struct {
 // serveFast answers r when it is a plain tools/call of the lsp tool on an
 // initialized MCP session of s, and reports whether it did. When it did
 // not, r is as it came (its body replayed) for the SDK.
-func (c *Component) serveFast(w http.ResponseWriter, r *http.Request, s *Session) bool {
+func (c *Tool) serveFast(w http.ResponseWriter, r *http.Request, s *Session) bool {
 	sid := r.Header.Get("Mcp-Session-Id")
 	if c.noFast.Load() || r.Method != http.MethodPost || sid == "" || !fastHeaders(r) {
 		return false
@@ -321,7 +321,7 @@ func parseFast(body []byte) (fastRequest, bool) {
 // the fast path is answering under that id on the same MCP session, as
 // the SDK cancels its own. Reading the notification again would answer
 // differently from the SDK at its edges.
-func (c *Component) cancelFast(next mcp.MethodHandler) mcp.MethodHandler {
+func (c *Tool) cancelFast(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "notifications/cancelled" {
 			p, _ := req.GetParams().(*mcp.CancelledParams)

@@ -66,7 +66,7 @@ func (c *rawMCP) post(t testing.TB, body string, edit func(h http.Header)) rawRe
 }
 
 // dialRaw initializes an MCP session over HTTP for s.
-func dialRaw(t testing.TB, c *Component, s *Session) *rawMCP {
+func dialRaw(t testing.TB, c *Tool, s *Session) *rawMCP {
 	t.Helper()
 	rc := &rawMCP{url: "http://" + c.HTTPAddr() + "/mcp", token: s.token, hc: &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}}
 	t.Cleanup(rc.hc.CloseIdleConnections)
@@ -85,7 +85,7 @@ func dialRaw(t testing.TB, c *Component, s *Session) *rawMCP {
 // startRaw starts a Component answering through backend over a workspace
 // holding main.go, opens a session and an initialized raw MCP connection
 // to it; the Component closes when the test ends.
-func startRaw(t *testing.T, backend Backend) (*Component, *rawMCP) {
+func startRaw(t *testing.T, backend Backend) (*Tool, *rawMCP) {
 	t.Helper()
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "main.go"), []byte(mainGo), 0o644)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
@@ -20,8 +20,8 @@ import (
 // takes the fast path, so a third-party client (the TypeScript SDK) reads
 // its answers too.
 func TestInspector(t *testing.T) {
-	exe := opencodetest.BuildACPLSP(t)
-	env := opencodetest.NewEnv(t)
+	exe := peerrun.BuildACPLSP(t)
+	env := peerrun.NewEnv(t)
 	fb := newFake()
 	c, err := New(Config{Executable: exe}, fb)
 	if err != nil {
@@ -63,11 +63,11 @@ func TestInspector(t *testing.T) {
 		t.Fatal(err)
 	}
 	servers := map[string][]string{
-		"stdio": append([]string{stdio.Command, "-e", opencodetest.MarkVar + "=" + env.Mark}, stdio.Args...),
+		"stdio": append([]string{stdio.Command, "-e", peerrun.MarkVar + "=" + env.Mark}, stdio.Args...),
 		"http":  {web.URL, "--transport", "http", "--header", web.Headers[0].Name + ": " + web.Headers[0].Value},
 	}
 	for name, server := range servers {
-		out, err := opencodetest.Inspector(ctx, t, env, append(server, "--method", "tools/list", "--strict")...)
+		out, err := peerrun.Inspector(ctx, t, env, append(server, "--method", "tools/list", "--strict")...)
 		if err != nil {
 			t.Fatalf("%s: tools/list: %v", name, err)
 		}
@@ -86,7 +86,7 @@ func TestInspector(t *testing.T) {
 			}
 		}
 		hits := c.fastHits.Load()
-		out, err = opencodetest.Inspector(ctx, t, env, append(server, "--method", "tools/call", "--tool-name", "lsp", "--tool-arg", "action=diagnostics", "--tool-arg", "file=main.go")...)
+		out, err = peerrun.Inspector(ctx, t, env, append(server, "--method", "tools/call", "--tool-name", "lsp", "--tool-arg", "action=diagnostics", "--tool-arg", "file=main.go")...)
 		if err != nil {
 			t.Fatalf("%s: tools/call: %v", name, err)
 		}

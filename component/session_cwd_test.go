@@ -70,7 +70,7 @@ func TestSessionCwdNotAFolder(t *testing.T) {
 			var logs lockedBuffer
 			editor, cep := pipeEnd()
 			agent, aep := pipeEnd()
-			runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st},
+			runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Stages: []proxy.Stage{st},
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))}, nil)
 			editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 			agent.recv(t)

@@ -12,13 +12,13 @@ import (
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// Stage is the component as a stage of an acp-lsp chain (proxy.Component
+// Stage is the component as a stage of an acp-lsp chain (proxy.Stage
 // and proxy.Runner): it patches session setup requests, binds the agent's
 // session ids, injects new diagnostics into prompts, consumes `_lsp/*`
 // notifications coming down, and reaches upstream and asks permissions
 // through its hop. Everything else passes untouched.
 type Stage struct {
-	c *Component
+	c *Tool
 
 	mu        sync.Mutex
 	hop       *proxy.Hop
@@ -45,12 +45,12 @@ type pendingSetup struct {
 }
 
 var (
-	_ proxy.Component = (*Stage)(nil)
-	_ proxy.Runner    = (*Stage)(nil)
-	_ proxy.Passer    = (*Stage)(nil)
+	_ proxy.Stage  = (*Stage)(nil)
+	_ proxy.Runner = (*Stage)(nil)
+	_ proxy.Passer = (*Stage)(nil)
 )
 
-// NewStage returns a Stage whose Component answers through the chain
+// NewStage returns a Stage whose Tool answers through the chain
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
@@ -83,10 +83,10 @@ func NewStage(cfg Config) (*Stage, error) {
 	return st, nil
 }
 
-// Component returns the stage's Component.
-func (st *Stage) Component() *Component { return st.c }
+// Tool returns the stage's Tool.
+func (st *Stage) Tool() *Tool { return st.c }
 
-// Name implements proxy.Component.
+// Name implements proxy.Stage.
 func (st *Stage) Name() string { return "component" }
 
 // Nonblocking implements proxy.Nonblocking: the stage's handlers patch
@@ -139,7 +139,7 @@ func (st *Stage) waitHop(ctx context.Context) (*proxy.Hop, error) {
 	}
 }
 
-// FromClient implements proxy.Component.
+// FromClient implements proxy.Stage.
 func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
 	case m.Kind == proxy.KindRequest && sessionsetup.Is(m.Method):
@@ -226,7 +226,7 @@ func isCachedNotification(method string) bool {
 	return lspext.Is(method, lspext.PublishDiagnostics) || lspext.Is(method, lspext.DidSave)
 }
 
-// FromAgent implements proxy.Component.
+// FromAgent implements proxy.Stage.
 func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
 	case m.Kind == proxy.KindResponse && m.Method == "initialize":

@@ -24,13 +24,13 @@ func stageSession(t *testing.T, st *Stage) (editor, agent *end, root string) {
 	agent.recv(t)
 	agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 	editor.recv(t)
-	if st.Component().SessionByACP("S1") == nil {
+	if st.Tool().SessionByACP("S1") == nil {
 		t.Fatal("session S1 not bound")
 	}
 	return editor, agent, root
 }
 
-func liveSessions(c *Component) int {
+func liveSessions(c *Tool) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.sessions)
@@ -100,7 +100,7 @@ func TestStageSessionRebound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c := st.Component()
+			c := st.Tool()
 			editor, agent, root := stageSession(t, st)
 			s1 := c.SessionByACP("S1")
 			editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":%q,"params":{"sessionId":"S1","cwd":%q,"mcpServers":[]}}`, tc.method, root))

@@ -68,9 +68,9 @@ func runStage(t *testing.T, st *Stage) (editor, agent *end, ctx context.Context)
 // is cancelled, the outside ends closed, the chain waited for and the
 // endpoints closed, and after (when not nil) runs last. It returns the
 // chain's context.
-func runChain(t testing.TB, editor, agent io.Closer, cep, aep *proxy.Stream, after func(), comps ...proxy.Component) context.Context {
+func runChain(t testing.TB, editor, agent io.Closer, cep, aep *proxy.Stream, after func(), comps ...proxy.Stage) context.Context {
 	t.Helper()
-	return runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Components: comps}, after)
+	return runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Stages: comps}, after)
 }
 
 // runChainConfig is runChain with the chain's whole Config (its Client
@@ -124,7 +124,7 @@ func TestStageChain(t *testing.T) {
 	}
 	agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 	editor.recv(t)
-	if st.Component().SessionByACP("S1") == nil {
+	if st.Tool().SessionByACP("S1") == nil {
 		t.Fatal("session id not bound")
 	}
 	uri := edit.URIFromPath(path)
@@ -260,13 +260,13 @@ func TestStageSetupMethods(t *testing.T) {
 				}
 				agent.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"sessionId":%q}}`, 10+i, sid))
 				editor.recv(t)
-				if st.Component().SessionByACP(sid) == nil {
+				if st.Tool().SessionByACP(sid) == nil {
 					t.Errorf("%s: session %s not bound", method, sid)
 				}
 			}
 			// A fork is bound to the new session's id from the answer; the
 			// source session keeps its own.
-			c := st.Component()
+			c := st.Tool()
 			s0 := c.SessionByACP("S0")
 			editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":98,"method":"session/fork","params":{"sessionId":"S0","cwd":%q,"mcpServers":[]}}`, root))
 			agent.recv(t)

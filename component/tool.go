@@ -69,7 +69,7 @@ var inputSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 	return jsonschema.For[Input](nil)
 })
 
-func (c *Component) newServer(s *Session) *mcp.Server {
+func (c *Tool) newServer(s *Session) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: c.cfg.Name, Version: "1"}, &mcp.ServerOptions{
 		Logger:       c.log,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},

@@ -42,7 +42,7 @@ func TestTraceHidesToken(t *testing.T) {
 			trace := &traceBuffer{}
 			editor, cep := pipeEnd()
 			agent, aep := pipeEnd()
-			runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{st}, Trace: trace}, nil)
+			runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Stages: []proxy.Stage{st}, Trace: trace}, nil)
 
 			editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 			agent.recv(t)
@@ -53,7 +53,7 @@ func TestTraceHidesToken(t *testing.T) {
 			agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
 			editor.recv(t)
 
-			s := st.Component().SessionByACP("S1")
+			s := st.Tool().SessionByACP("S1")
 			if s == nil {
 				t.Fatal("no session bound to S1")
 			}

@@ -122,10 +122,10 @@ func TestBackpressureFullDuplex(t *testing.T) {
 	}
 	defer ag.Stop(time.Second)
 	chain := proxy.NewChain(proxy.Config{
-		Client:     proxy.NewStream(inR, outW, proxy.StreamOptions{Name: "client", ReplyParseErrors: true}),
-		Agent:      ag,
-		Components: []proxy.Component{xs[0], xs[1]},
-		Drain:      time.Hour,
+		Client: proxy.NewStream(inR, outW, proxy.StreamOptions{Name: "client", ReplyParseErrors: true}),
+		Agent:  ag,
+		Stages: []proxy.Stage{xs[0], xs[1]},
+		Drain:  time.Hour,
 	})
 	var wg sync.WaitGroup
 	wg.Add(1)

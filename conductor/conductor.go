@@ -12,11 +12,11 @@ import (
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// Stage is one position of a chain: an external proxy command or an
+// Proxy is one position of a chain: an external proxy command or an
 // in-process component (exactly one of the two is set).
-type Stage struct {
-	Command   []string
-	Component proxy.Component
+type Proxy struct {
+	Command []string
+	Stage   proxy.Stage
 }
 
 // Options configure Run.
@@ -25,8 +25,8 @@ type Options struct {
 	// mode: the client and the successor are both reached through the
 	// external conductor on In/Out.
 	Agent []string
-	// Stages sit between the client and the agent, client side first.
-	Stages []Stage
+	// Proxies sit between the client and the agent, client side first.
+	Proxies []Proxy
 	// Family is used toward external proxies (default FamilyPlain).
 	Family Family
 	// In and Out are the client side (the editor, or the external
@@ -76,10 +76,10 @@ func Run(ctx context.Context, opts Options) error {
 			stops[i]()
 		}
 	}()
-	var comps []proxy.Component
-	for i, st := range opts.Stages {
-		if st.Component != nil {
-			comps = append(comps, st.Component)
+	var comps []proxy.Stage
+	for i, st := range opts.Proxies {
+		if st.Stage != nil {
+			comps = append(comps, st.Stage)
 			continue
 		}
 		name := "proxy " + strconv.Itoa(i+1)
@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options) error {
 		stops = append(stops, func() { p.Stop(opts.Grace) })
 		agent = p
 	}
-	chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Components: comps, Logger: log, Trace: opts.Trace, Drain: opts.Drain})
+	chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Stages: comps, Logger: log, Trace: opts.Trace, Drain: opts.Drain})
 	err := chain.Run(ctx)
 	if errors.Is(err, proxy.ErrAgentGone) {
 		return fmt.Errorf("run: %w", err)

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/proxy"
 	"github.com/rogpeppe/go-internal/txtar"
@@ -26,7 +26,7 @@ var bin struct {
 }
 
 func TestMain(m *testing.M) {
-	opencodetest.MaybeServeMCP()
+	peerrun.MaybeServeMCP()
 	maybeFakeProxy()
 	dir, err := os.MkdirTemp("", "acplsp-conductor-test")
 	if err != nil {

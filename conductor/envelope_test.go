@@ -70,7 +70,7 @@ func TestProxyConnFamilies(t *testing.T) {
 			pc := NewProxyConn(inR, outW, nil, 0)
 			// The drain bound is far away: the chain must end because the
 			// connection's end was delivered, not because a timer ran out.
-			chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Components: []proxy.Component{proxy.Identity{}}, Drain: time.Hour})
+			chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Stages: []proxy.Stage{proxy.Identity{}}, Drain: time.Hour})
 			done := make(chan error, 1)
 			go func() { done <- chain.Run(t.Context()) }()
 			r := bufio.NewReader(outR)

@@ -103,7 +103,7 @@ func (x *External) Stop(grace time.Duration) {
 // Process returns the running process (nil before Start).
 func (x *External) Process() *proxy.Process { return x.p }
 
-// Name implements proxy.Component.
+// Name implements proxy.Stage.
 func (x *External) Name() string { return x.name }
 
 // Barrier implements proxy.Barrier: it sends a marker notification through
@@ -194,7 +194,7 @@ func (x *External) waitRoom(d int) {
 	x.budget[d].Wait(func() { x.p.Flush() })
 }
 
-// FromClient implements proxy.Component.
+// FromClient implements proxy.Stage.
 func (x *External) FromClient(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
 	x.waitRoom(towardAgent)
 	switch m.Kind {
@@ -241,7 +241,7 @@ func (x *External) plainRequest(m *proxy.Message, wire json.RawMessage) (*proxy.
 	return m, nil
 }
 
-// FromAgent implements proxy.Component.
+// FromAgent implements proxy.Stage.
 func (x *External) FromAgent(_ context.Context, hop *proxy.Hop, m *proxy.Message) {
 	x.waitRoom(towardClient)
 	switch m.Kind {

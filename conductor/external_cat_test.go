@@ -29,10 +29,10 @@ func runExternal(t *testing.T, argv []string, steps []xstep) {
 	}
 	defer x.Stop(time.Second)
 	chain := proxy.NewChain(proxy.Config{
-		Client:     proxy.NewStream(cInR, cOutW, proxy.StreamOptions{Name: "client"}),
-		Agent:      proxy.NewStream(aInR, aOutW, proxy.StreamOptions{Name: "agent"}),
-		Components: []proxy.Component{x},
-		Drain:      time.Hour,
+		Client: proxy.NewStream(cInR, cOutW, proxy.StreamOptions{Name: "client"}),
+		Agent:  proxy.NewStream(aInR, aOutW, proxy.StreamOptions{Name: "agent"}),
+		Stages: []proxy.Stage{x},
+		Drain:  time.Hour,
 	})
 	done := make(chan error, 1)
 	go func() { done <- chain.Run(t.Context()) }()

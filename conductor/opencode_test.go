@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 )
 
 // TestACPXOpencodeThroughACPLSP drives real acpx → acp-lsp (wrapper, and
@@ -32,13 +32,13 @@ func TestACPXOpencodeThroughACPLSP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer model.Close()
-			oc := opencodetest.NewOpencode(t, model)
-			x := opencodetest.ACPX{Env: oc.Env, Agent: front(b.acplsp) + " " + oc.CommandLine(), MCPServers: []any{opencodetest.MCPStdioServer(t, "tools")}}
+			oc := peerrun.NewOpencode(t, model)
+			x := peerrun.ACPX{Env: oc.Env, Agent: front(b.acplsp) + " " + oc.CommandLine(), MCPServers: []any{peerrun.MCPStdioServer(t, "tools")}}
 			tr, err := x.Exec(context.Background(), t, "please echo something")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := opencodetest.EchoPrefix + "through acp-lsp"
+			want := peerrun.EchoPrefix + "through acp-lsp"
 			calls, order := tr.ToolCalls()
 			if len(order) != 1 {
 				t.Fatalf("tool calls: %v, want 1\n%s", order, tr.AgentText())

@@ -18,7 +18,7 @@ func proxyScript(t *testing.T, steps [][2]string) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	pc := NewProxyConn(inR, outW, nil, 0)
-	chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Components: []proxy.Component{proxy.Identity{}}, Drain: time.Hour})
+	chain := proxy.NewChain(proxy.Config{Client: pc.Client(), Agent: pc.Successor(), Stages: []proxy.Stage{proxy.Identity{}}, Drain: time.Hour})
 	done := make(chan error, 1)
 	go func() { done <- chain.Run(t.Context()) }()
 	r := bufio.NewReader(outR)

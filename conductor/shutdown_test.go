@@ -29,13 +29,13 @@ func TestClientEOFEndsOnEvents(t *testing.T) {
 			var out bytes.Buffer
 			proxyCmd := []string{b.acplsp, "proxy", "-no-lsp", "-log-level", "error"}
 			opts := Options{
-				Agent:  []string{agent},
-				Stages: []Stage{{Command: proxyCmd}, {Command: proxyCmd}},
-				Family: fam,
-				In:     io.NopCloser(&in),
-				Out:    &out,
-				Drain:  time.Hour,
-				Grace:  time.Hour,
+				Agent:   []string{agent},
+				Proxies: []Proxy{{Command: proxyCmd}, {Command: proxyCmd}},
+				Family:  fam,
+				In:      io.NopCloser(&in),
+				Out:     &out,
+				Drain:   time.Hour,
+				Grace:   time.Hour,
 			}
 			runWithin(t, opts, "the chain waited for a timer after the client's input ended")
 			want := []string{
@@ -63,12 +63,12 @@ func TestClientEOFWithASwallowingProxy(t *testing.T) {
 	blackhole := faultAgent(t, b.dir, "blackhole-proxy", "cat >/dev/null\n")
 	var out bytes.Buffer
 	opts := Options{
-		Agent:  []string{agent},
-		Stages: []Stage{{Command: []string{blackhole}}},
-		In:     io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","method":"_note","params":{}}` + "\n")),
-		Out:    &out,
-		Drain:  time.Hour,
-		Grace:  time.Hour,
+		Agent:   []string{agent},
+		Proxies: []Proxy{{Command: []string{blackhole}}},
+		In:      io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","method":"_note","params":{}}` + "\n")),
+		Out:     &out,
+		Drain:   time.Hour,
+		Grace:   time.Hour,
 	}
 	runWithin(t, opts, "the chain waited for the drain bound behind a proxy that drops the barrier marker")
 	if out.Len() != 0 {

@@ -61,14 +61,14 @@ func BenchmarkForward(b *testing.B) {
 				inR, inW := io.Pipe()
 				outR, outW := io.Pipe()
 				agentIn, agentInW := io.Pipe()
-				comps := make([]Component, ncomp)
+				comps := make([]Stage, ncomp)
 				for i := range comps {
 					comps[i] = Identity{}
 				}
 				c := NewChain(Config{
-					Client:     NewStream(inR, outW, StreamOptions{}),
-					Agent:      NewStream(agentIn, io.Discard, StreamOptions{}),
-					Components: comps,
+					Client: NewStream(inR, outW, StreamOptions{}),
+					Agent:  NewStream(agentIn, io.Discard, StreamOptions{}),
+					Stages: comps,
 				})
 				done := make(chan error, 1)
 				go func() { done <- c.Run(context.Background()) }()
@@ -97,15 +97,15 @@ func BenchmarkChainStream(b *testing.B) {
 	line := benchMsgs["update-300B"] + "\n"
 	for _, ncomp := range []int{0, 2} {
 		b.Run(fmt.Sprintf("%d-components", ncomp), func(b *testing.B) {
-			comps := make([]Component, ncomp)
+			comps := make([]Stage, ncomp)
 			for i := range comps {
 				comps[i] = Identity{}
 			}
 			clientIn, clientInW := io.Pipe()
 			c := NewChain(Config{
-				Client:     NewStream(clientIn, io.Discard, StreamOptions{}),
-				Agent:      NewStream(&lines{line: []byte(line), n: b.N}, io.Discard, StreamOptions{}),
-				Components: comps,
+				Client: NewStream(clientIn, io.Discard, StreamOptions{}),
+				Agent:  NewStream(&lines{line: []byte(line), n: b.N}, io.Discard, StreamOptions{}),
+				Stages: comps,
 			})
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()

@@ -17,9 +17,9 @@ func TestCallAfterChainStopped(t *testing.T) {
 		ar, aw := io.Pipe()
 		hp := &hopper{hop: make(chan *Hop, 1)}
 		ch := NewChain(Config{
-			Client:     NewStream(cr, io.Discard, StreamOptions{}),
-			Agent:      NewStream(ar, io.Discard, StreamOptions{}),
-			Components: []Component{hp},
+			Client: NewStream(cr, io.Discard, StreamOptions{}),
+			Agent:  NewStream(ar, io.Discard, StreamOptions{}),
+			Stages: []Stage{hp},
 		})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)

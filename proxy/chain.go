@@ -32,8 +32,8 @@ type Endpoint interface {
 type Config struct {
 	// Client is the editor side; Agent the agent side.
 	Client, Agent Endpoint
-	// Components sit between them, client side first.
-	Components []Component
+	// Stages sit between them, client side first.
+	Stages []Stage
 	// Logger receives the chain's logs; nil discards them.
 	Logger *slog.Logger
 	// Drain bounds how long the chain keeps delivering the agent's output
@@ -130,7 +130,7 @@ func NewChain(cfg Config) *Chain {
 	// peers count from; collisions are still checked.
 	c.nextID = 1 << 40
 	c.gates = [2]*gate{newGate(gateBytes, gateCount), newGate(gateBytes, gateCount)}
-	add := func(name string, comp Component) {
+	add := func(name string, comp Stage) {
 		n := &node{c: c, idx: len(c.nodes), name: name, comp: comp}
 		n.hop = &Hop{n: n}
 		if e, ok := comp.(*endComp); ok {
@@ -153,7 +153,7 @@ func NewChain(cfg Config) *Chain {
 		c.nodes = append(c.nodes, n)
 	}
 	add("client", &endComp{ep: cfg.Client, copies: writeCopies(cfg.Client)})
-	for _, comp := range cfg.Components {
+	for _, comp := range cfg.Stages {
 		add(comp.Name(), comp)
 	}
 	add("agent", &endComp{ep: cfg.Agent, copies: writeCopies(cfg.Agent)})

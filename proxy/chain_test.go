@@ -72,23 +72,23 @@ func newPeerPair(hold <-chan struct{}) (outside *peer, ep *Stream) {
 	return p, NewStream(inR, outW, StreamOptions{})
 }
 
-func startChain(t *testing.T, comps ...Component) *harness {
+func startChain(t *testing.T, comps ...Stage) *harness {
 	t.Helper()
 	return startChainHeld(t, nil, comps...)
 }
 
 // startChainHeld is startChain with a client that reads nothing until
 // hold is closed.
-func startChainHeld(t *testing.T, hold <-chan struct{}, comps ...Component) *harness {
+func startChainHeld(t *testing.T, hold <-chan struct{}, comps ...Stage) *harness {
 	t.Helper()
 	return startChainSetUp(t, hold, nil, comps...)
 }
 
 // startChainSetUp is startChainHeld with setup run on the chain before it
 // starts (nil: none), for tests that watch its internals.
-func startChainSetUp(t *testing.T, hold <-chan struct{}, setup func(*Chain), comps ...Component) *harness {
+func startChainSetUp(t *testing.T, hold <-chan struct{}, setup func(*Chain), comps ...Stage) *harness {
 	t.Helper()
-	return startChainConfig(t, hold, Config{Components: comps}, setup)
+	return startChainConfig(t, hold, Config{Stages: comps}, setup)
 }
 
 // startChainConfig is startChainSetUp with the chain's Config (its ends
@@ -124,7 +124,7 @@ func startChainConfig(t *testing.T, hold <-chan struct{}, cfg Config, setup func
 func TestForwardByteForByte(t *testing.T) {
 	for _, n := range []int{0, 1, 3} {
 		t.Run(fmt.Sprint(n, " identities"), func(t *testing.T) {
-			comps := make([]Component, n)
+			comps := make([]Stage, n)
 			for i := range comps {
 				comps[i] = Identity{}
 			}
@@ -342,7 +342,7 @@ func TestAgentGoneAnswersPending(t *testing.T) {
 func TestAgentGoneAnswersLaterRequests(t *testing.T) {
 	for _, n := range []int{0, 2} {
 		t.Run(fmt.Sprint(n, " identities"), func(t *testing.T) {
-			comps := make([]Component, n)
+			comps := make([]Stage, n)
 			for i := range comps {
 				comps[i] = Identity{}
 			}
@@ -581,7 +581,7 @@ func TestPasserKeepsOrder(t *testing.T) {
 	idle := make(chan int, 8)
 	h := startChainSetUp(t, nil, func(c *Chain) {
 		for _, n := range c.nodes {
-			if n.comp == Component(p) {
+			if n.comp == Stage(p) {
 				n.q[down].released = func() {
 					p.mu.Lock()
 					seen := len(p.seen)

@@ -1,8 +1,8 @@
 // Package proxy forwards ACP (JSON-RPC 2.0 over newline-delimited JSON)
-// between a client end and an agent end through a chain of components.
+// between a client end and an agent end through a chain of stages.
 //
 // A Chain joins two Endpoints (a Stream over stdio or a pipe, a Process
-// for a child) with Components between them; each Component sees every
+// for a child) with Stages between them; each Stage sees every
 // message at its position through its Hop and decides what travels on.
 // Messages are kept as the raw bytes read: Parse scans a line and decodes
 // only its id and method, and GetPath, SetPath, AppendPath and the

@@ -51,11 +51,11 @@ func TestFloodSingleThreadedAgent(t *testing.T) {
 	const n = 20000 // 4000 were enough to freeze it
 	for _, tc := range []struct {
 		name  string
-		comps []proxy.Component
+		comps []proxy.Stage
 	}{
 		{"ends only", nil},
-		{"nonblocking components", []proxy.Component{passOn{}, passOn{}}},
-		{"a component that may block", []proxy.Component{passOn{}, blocking{}}},
+		{"nonblocking components", []proxy.Stage{passOn{}, passOn{}}},
+		{"a component that may block", []proxy.Stage{passOn{}, blocking{}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			agent, err := proxy.StartProcess(floodAgent(t), proxy.ProcessOptions{Name: "agent", Stderr: os.Stderr})
@@ -72,7 +72,7 @@ func TestFloodSingleThreadedAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			client := proxy.NewStream(inR, outW, proxy.StreamOptions{Name: "client", ReplyParseErrors: true})
-			chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Components: tc.comps})
+			chain := proxy.NewChain(proxy.Config{Client: client, Agent: agent, Stages: tc.comps})
 			done := make(chan error, 1)
 			go func() {
 				done <- chain.Run(context.Background())

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 )
 
-// Component is one stage of a chain client ⇄ [components…] ⇄ agent. It sees
+// Stage is one stage of a chain client ⇄ [components…] ⇄ agent. It sees
 // every message that reaches its position and decides what travels on: the
 // same message, a changed one, an answer, or nothing.
 //
@@ -46,7 +46,7 @@ import (
 //     cancelled and the notification is then delivered to the handler (the
 //     component answers the request, typically with -32800, or passes the
 //     cancel on itself).
-type Component interface {
+type Stage interface {
 	// Name names the component in logs and traces.
 	Name() string
 	// FromClient handles a message traveling from the client toward the agent.
@@ -105,13 +105,13 @@ type Identity struct{}
 // Nonblocking implements Nonblocking.
 func (Identity) Nonblocking() {}
 
-// Name implements Component.
+// Name implements Stage.
 func (Identity) Name() string { return "identity" }
 
-// FromClient implements Component.
+// FromClient implements Stage.
 func (Identity) FromClient(_ context.Context, hop *Hop, m *Message) { hop.ToAgent(m) }
 
-// FromAgent implements Component.
+// FromAgent implements Stage.
 func (Identity) FromAgent(_ context.Context, hop *Hop, m *Message) { hop.ToClient(m) }
 
 // Error is a JSON-RPC error object.
@@ -185,7 +185,7 @@ type node struct {
 	c    *Chain
 	idx  int
 	name string
-	comp Component
+	comp Stage
 	hop  *Hop
 	end  bool      // a client or agent end (its comp is an *endComp)
 	ec   *endComp  // n.comp when n is an end

@@ -66,9 +66,9 @@ func TestLentMessagesQueued(t *testing.T) {
 	defer agentW.Close()
 	hold := &holdUp{entered: make(chan struct{}), release: make(chan struct{})}
 	c := NewChain(Config{
-		Client:     NewStream(clientInR, clientOutW, StreamOptions{Name: "client"}),
-		Agent:      NewStream(agentR, io.Discard, StreamOptions{Name: "agent"}),
-		Components: []Component{hold, blockSender{}},
+		Client: NewStream(clientInR, clientOutW, StreamOptions{Name: "client"}),
+		Agent:  NewStream(agentR, io.Discard, StreamOptions{Name: "agent"}),
+		Stages: []Stage{hold, blockSender{}},
 	})
 	done := make(chan error, 1)
 	go func() { done <- c.Run(context.Background()) }()

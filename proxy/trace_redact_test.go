@@ -71,7 +71,7 @@ func TestTraceRedacts(t *testing.T) {
 	const secret = "0f3a9c5e7b1d2468ace13579bdf02468"
 	tr := &lockedBuffer{}
 	in := &injector{secret: secret}
-	h := startChainConfig(t, nil, Config{Components: []Component{Identity{}, in, Identity{}}, Trace: tr}, nil)
+	h := startChainConfig(t, nil, Config{Stages: []Stage{Identity{}, in, Identity{}}, Trace: tr}, nil)
 
 	h.client.send(t, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`)
 	got := h.agent.recv(t)

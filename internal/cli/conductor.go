@@ -104,10 +104,10 @@ func (c *conductorCmd) Run(ctx context.Context, stdio Stdio, args []string) erro
 		return err
 	}
 	defer s.done()
-	var stages []conductor.Stage
+	var stages []conductor.Proxy
 	for _, spec := range c.stages.stages {
 		if !spec.lsp {
-			stages = append(stages, conductor.Stage{Command: spec.command})
+			stages = append(stages, conductor.Proxy{Command: spec.command})
 			continue
 		}
 		lspStages, closeStack, err := s.lspStages()
@@ -118,7 +118,7 @@ func (c *conductorCmd) Run(ctx context.Context, stdio Stdio, args []string) erro
 		stages = append(stages, lspStages...)
 	}
 	s.opts.Agent = args
-	s.opts.Stages = stages
+	s.opts.Proxies = stages
 	s.opts.Family = fam
 	return runChain(ctx, s.opts)
 }

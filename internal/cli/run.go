@@ -108,14 +108,14 @@ func (f *chainFlags) setup(stdio Stdio) (*chainSetup, error) {
 
 // lspStages builds the LSP stack (adapter, then component) as chain stages;
 // the returned func closes it once the chain has stopped.
-func (s *chainSetup) lspStages() ([]conductor.Stage, func(), error) {
+func (s *chainSetup) lspStages() ([]conductor.Proxy, func(), error) {
 	st, err := stack.Build(s.cfg, s.log, stack.Options{Workspace: s.workspace, Reload: s.reload})
 	if err != nil {
 		return nil, nil, ExitCode(ExitFailure, err)
 	}
-	var stages []conductor.Stage
-	for _, c := range st.Components() {
-		stages = append(stages, conductor.Stage{Component: c})
+	var stages []conductor.Proxy
+	for _, c := range st.Stages() {
+		stages = append(stages, conductor.Proxy{Stage: c})
 	}
 	return stages, func() {
 		if err := st.Close(); err != nil {
@@ -133,7 +133,7 @@ func (s *chainSetup) runWithLSP(ctx context.Context, withLSP bool) error {
 			return err
 		}
 		defer closeStack()
-		s.opts.Stages = stages
+		s.opts.Proxies = stages
 	}
 	return runChain(ctx, s.opts)
 }

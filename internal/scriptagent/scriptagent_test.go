@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 )
 
 // roleVar makes the test binary run the agent on stdin/stdout, so that
@@ -24,7 +24,7 @@ import (
 const roleVar = "ACP_LSP_TEST_SCRIPTAGENT"
 
 func TestMain(m *testing.M) {
-	opencodetest.MaybeServeMCP()
+	peerrun.MaybeServeMCP()
 	if os.Getenv(roleVar) == "agent" {
 		if err := Serve(context.Background(), os.Stdin, os.Stdout, Options{Stderr: os.Stderr}); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -205,15 +205,15 @@ func stdioServer(t testing.TB, name string) acp.McpServer {
 		t.Fatal(err)
 	}
 	return acp.McpServer{Stdio: &acp.McpServerStdio{Name: name, Command: exe, Args: []string{},
-		Env: []acp.EnvVariable{{Name: opencodetest.MCPRoleVar, Value: "stdio"}}}}
+		Env: []acp.EnvVariable{{Name: peerrun.MCPRoleVar, Value: "stdio"}}}}
 }
 
 func httpServer(t testing.TB, name string) acp.McpServer {
-	return acp.McpServer{Http: &acp.McpServerHttpInline{Type: "http", Name: name, Url: opencodetest.ServeMCPHTTP(t), Headers: []acp.HttpHeader{{Name: "X-Test", Value: "1"}}}}
+	return acp.McpServer{Http: &acp.McpServerHttpInline{Type: "http", Name: name, Url: peerrun.ServeMCPHTTP(t), Headers: []acp.HttpHeader{{Name: "X-Test", Value: "1"}}}}
 }
 
 func sseServer(t testing.TB, name string) acp.McpServer {
-	return acp.McpServer{Sse: &acp.McpServerSseInline{Type: "sse", Name: name, Url: opencodetest.ServeMCPSSE(t), Headers: []acp.HttpHeader{}}}
+	return acp.McpServer{Sse: &acp.McpServerSseInline{Type: "sse", Name: name, Url: peerrun.ServeMCPSSE(t), Headers: []acp.HttpHeader{}}}
 }
 
 func prompt(text string) []acp.ContentBlock { return []acp.ContentBlock{acp.TextBlock(text)} }
@@ -331,13 +331,13 @@ func TestSessionSetupErrors(t *testing.T) {
 // process, with a real stdio MCP server; afterwards nothing of the run may
 // be left in the process table.
 func TestWithACPX(t *testing.T) {
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	env.Set(roleVar + "=agent")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := opencodetest.ACPX{Env: env, Agent: opencodetest.ShellJoin([]string{exe}), MCPServers: []any{opencodetest.MCPStdioServer(t, "tools")}}
+	x := peerrun.ACPX{Env: env, Agent: peerrun.ShellJoin([]string{exe}), MCPServers: []any{peerrun.MCPStdioServer(t, "tools")}}
 	tr, err := x.Exec(context.Background(), t, "start\n"+`echo {"text":"via acpx"}`+"\n"+`tools_fail {"message":"bad"}`)
 	if err != nil {
 		t.Fatal(err)
@@ -363,10 +363,10 @@ func TestWithACPX(t *testing.T) {
 
 // TestCLIAgentWithACPX runs the built `acp-lsp agent` subcommand under acpx.
 func TestCLIAgentWithACPX(t *testing.T) {
-	bin := opencodetest.BuildACPLSP(t)
-	env := opencodetest.NewEnv(t)
-	x := opencodetest.ACPX{Env: env, Agent: opencodetest.ShellJoin([]string{bin, "agent"}),
-		MCPServers: []any{opencodetest.HTTPServer("web", opencodetest.ServeMCPHTTP(t))}}
+	bin := peerrun.BuildACPLSP(t)
+	env := peerrun.NewEnv(t)
+	x := peerrun.ACPX{Env: env, Agent: peerrun.ShellJoin([]string{bin, "agent"}),
+		MCPServers: []any{peerrun.HTTPServer("web", peerrun.ServeMCPHTTP(t))}}
 	tr, err := x.Exec(context.Background(), t, `echo {"text":"cli"}`)
 	if err != nil {
 		t.Fatal(err)

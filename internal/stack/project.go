@@ -64,7 +64,7 @@ func (p *projectSettings) forSession(root string, base component.Config) compone
 		p.once(file, slog.LevelError, "project config of this session's folder does not load, so the session runs with the settings acp-lsp started with", "file", file, "err", err)
 		return base
 	}
-	cc, err := ComponentConfig(loaded.Config, p.log, p.opts)
+	cc, err := ToolConfig(loaded.Config, p.log, p.opts)
 	if err != nil {
 		p.once(file, slog.LevelError, "project config of this session's folder does not apply, so the session runs with the settings acp-lsp started with", "file", file, "err", err)
 		return base

@@ -60,10 +60,10 @@ type Stack struct {
 	closing sync.WaitGroup
 }
 
-// Components returns the stack's chain components, editor side first:
+// Stages returns the stack's chain components, editor side first:
 // the adapter, then the component stage.
-func (s *Stack) Components() []proxy.Component {
-	return []proxy.Component{&earlyClose{Adapter: s.Adapter, s: s}, s.Stage}
+func (s *Stack) Stages() []proxy.Stage {
+	return []proxy.Stage{&earlyClose{Adapter: s.Adapter, s: s}, s.Stage}
 }
 
 // earlyClose is the adapter as placed in the chain: when the chain stops,
@@ -77,8 +77,8 @@ type earlyClose struct {
 }
 
 var (
-	_ proxy.Component = (*earlyClose)(nil)
-	_ proxy.Runner    = (*earlyClose)(nil)
+	_ proxy.Stage  = (*earlyClose)(nil)
+	_ proxy.Runner = (*earlyClose)(nil)
 )
 
 // Run implements proxy.Runner.
@@ -98,7 +98,7 @@ func (e *earlyClose) Run(ctx context.Context, hop *proxy.Hop) error {
 // is safe to call after the chain already stopped the stage, and more than
 // once.
 func (s *Stack) Close() error {
-	err := errors.Join(s.Adapter.Close(), s.Stage.Component().Close())
+	err := errors.Join(s.Adapter.Close(), s.Stage.Tool().Close())
 	s.closing.Wait()
 	return err
 }
@@ -114,7 +114,7 @@ func Build(cfg config.Config, logger *slog.Logger, opts Options) (*Stack, error)
 	if err != nil {
 		return nil, err
 	}
-	cc, err := ComponentConfig(cfg, logger, opts)
+	cc, err := ToolConfig(cfg, logger, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +190,8 @@ func off[T ~int | ~int64](v T) T {
 	return v
 }
 
-// ComponentConfig maps cfg onto the component's configuration.
-func ComponentConfig(cfg config.Config, logger *slog.Logger, opts Options) (component.Config, error) {
+// ToolConfig maps cfg onto the component's Tool configuration.
+func ToolConfig(cfg config.Config, logger *slog.Logger, opts Options) (component.Config, error) {
 	var tr component.Transport
 	switch cfg.MCP.Transport {
 	case "", "auto":

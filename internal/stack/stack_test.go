@@ -220,7 +220,7 @@ func names(servers []lsp.ServerConfig) []string {
 	return out
 }
 
-func TestComponentConfig(t *testing.T) {
+func TestToolConfig(t *testing.T) {
 	allOn := map[string]bool{"rename": true, "rename_file": true, "code_actions": true, "format": true, "restart": true, "request": false}
 	tests := []struct {
 		name    string
@@ -312,7 +312,7 @@ func TestComponentConfig(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&cfg)
 			}
-			got, err := ComponentConfig(cfg, discard, Options{Executable: "/x/acp-lsp"})
+			got, err := ToolConfig(cfg, discard, Options{Executable: "/x/acp-lsp"})
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -339,7 +339,7 @@ func TestBuildOrdersAndCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, c := range s.Components() {
+	for _, c := range s.Stages() {
 		got = append(got, c.Name())
 	}
 	if diff := cmp.Diff([]string{"adapter", "component"}, got); diff != "" {

@@ -226,7 +226,7 @@ func pushedDiagnostics(ctx context.Context, w *Workspace, root string, quick boo
 		after = append(after, heap())
 	}
 	wall := time.Since(start)
-	cache := st.Stage.Component().Cache()
+	cache := st.Stage.Tool().Cache()
 	last := edit.URIFromPath(filepath.Join(root, "gen", fmt.Sprintf("pkg%03d", (files-1)/100), fmt.Sprintf("file%04d.go", files-1)))
 	diags, ok := cache.Get(last)
 	newest := ok && len(diags) == perFile && strings.Contains(diags[0].Message, fmt.Sprintf("round %d:", rounds-1))

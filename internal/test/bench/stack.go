@@ -71,7 +71,7 @@ func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s.cancel = cancel
 	go func() {
-		s.done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Components: []proxy.Component{a, st}}).Run(cctx)
+		s.done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Stages: []proxy.Stage{a, st}}).Run(cctx)
 	}()
 	_, err = s.call(ctx, "initialize", map[string]any{
 		"protocolVersion":    1,

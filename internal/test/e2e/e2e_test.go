@@ -20,7 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
@@ -142,16 +142,16 @@ wait_budget = "90s"
 request = "90s"
 
 [servers.gopls]
-env_allowlist = ["` + opencodetest.MarkVar + `"]
+env_allowlist = ["` + peerrun.MarkVar + `"]
 `
 
-func writeUserConfig(t *testing.T, env *opencodetest.Env) {
+func writeUserConfig(t *testing.T, env *peerrun.Env) {
 	t.Helper()
 	writeUserConfigText(t, env, userConfig)
 }
 
 // writeUserConfigText writes text as the sandbox's acp-lsp user file.
-func writeUserConfigText(t *testing.T, env *opencodetest.Env, text string) {
+func writeUserConfigText(t *testing.T, env *peerrun.Env, text string) {
 	t.Helper()
 	// gopls's telemetry starts a helper in a session of its own (setsid),
 	// which outlives gopls by design and no process-group kill reaches; in
@@ -198,7 +198,7 @@ var fronts = []front{
 
 // acpx runs `acpx --agent AGENT --permission-policy POLICY --format json
 // exec PROMPT` with the session in cwd and returns the transcript.
-func acpx(ctx context.Context, t *testing.T, env *opencodetest.Env, agent, cwd, policy, prompt string) *opencodetest.Transcript {
+func acpx(ctx context.Context, t *testing.T, env *peerrun.Env, agent, cwd, policy, prompt string) *peerrun.Transcript {
 	t.Helper()
 	exe := peers.Require(t, "acpx")
 	mcp := filepath.Join(env.Dir, "mcp.json")
@@ -213,7 +213,7 @@ func acpx(ctx context.Context, t *testing.T, env *opencodetest.Env, agent, cwd, 
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	tr, err := opencodetest.ParseTranscript(stdout.Bytes())
+	tr, err := peerrun.ParseTranscript(stdout.Bytes())
 	if runErr != nil || err != nil {
 		t.Fatalf("acpx exec: %v %v\nstderr:\n%s\nstdout:\n%s", runErr, err, stderr.String(), stdout.String())
 	}
@@ -243,7 +243,7 @@ func checkAnswers(t *testing.T, steps []step, answers []string) {
 
 // checkPermission checks that the editor was asked exactly once about
 // each rename that was to be applied, with the diff shown.
-func checkPermission(t *testing.T, tr *opencodetest.Transcript) {
+func checkPermission(t *testing.T, tr *peerrun.Transcript) {
 	t.Helper()
 	want := map[string]string{
 		"rename Add to Sum":      "+func Sum(a, b int) int",
@@ -300,7 +300,7 @@ func checkDisk(t *testing.T, dir string) {
 	}
 }
 
-func checkNoLeftovers(t *testing.T, env *opencodetest.Env) {
+func checkNoLeftovers(t *testing.T, env *peerrun.Env) {
 	t.Helper()
 	env.RequireNoLeftovers(t)
 	proctest.NoLeftovers(t, bin.dir, 5*time.Second)
@@ -309,7 +309,7 @@ func checkNoLeftovers(t *testing.T, env *opencodetest.Env) {
 // runOpencode runs steps as one turn of opencode, its fake model calling
 // the lsp tool once per step, and returns the tool results the model read
 // and the transcript acpx saw.
-func runOpencode(t *testing.T, f front, dir string, steps []step) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+func runOpencode(t *testing.T, f front, dir string, steps []step) ([]string, *peerrun.Transcript, *peerrun.Env) {
 	t.Helper()
 	var calls []fakemodel.Call
 	for _, s := range steps {
@@ -320,7 +320,7 @@ func runOpencode(t *testing.T, f front, dir string, steps []step) ([]string, *op
 		t.Fatal(err)
 	}
 	defer model.Close()
-	oc := opencodetest.NewOpencode(t, model)
+	oc := peerrun.NewOpencode(t, model)
 	writeUserConfig(t, oc.Env)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -360,16 +360,16 @@ func TestOpencodeSession(t *testing.T) {
 
 // runScripted runs steps as one prompt of acp-lsp's scripted agent and
 // returns each call's answer as the agent reported it.
-func runScripted(t *testing.T, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+func runScripted(t *testing.T, f front, dir string, steps []step, flags string) ([]string, *peerrun.Transcript, *peerrun.Env) {
 	t.Helper()
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	writeUserConfig(t, env)
 	return runScriptedIn(t, env, f, dir, steps, flags)
 }
 
 // runScriptedIn is runScripted in a prepared environment (its user file
 // written).
-func runScriptedIn(t *testing.T, env *opencodetest.Env, f front, dir string, steps []step, flags string) ([]string, *opencodetest.Transcript, *opencodetest.Env) {
+func runScriptedIn(t *testing.T, env *peerrun.Env, f front, dir string, steps []step, flags string) ([]string, *peerrun.Transcript, *peerrun.Env) {
 	t.Helper()
 	var prompt []string
 	for _, s := range steps {
@@ -491,7 +491,7 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := workspace(t)
-			env := opencodetest.NewEnv(t)
+			env := peerrun.NewEnv(t)
 			writeUserConfig(t, env)
 			if tt.project {
 				if err := os.WriteFile(filepath.Join(dir, ".acp-lsp.toml"), []byte(project), 0o644); err != nil {
@@ -533,11 +533,11 @@ func TestConfigurationReachesTheTool(t *testing.T) {
 func TestEditorGoneEndsEverything(t *testing.T) {
 	for _, how := range []string{"stdin closed", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
-			env := opencodetest.NewEnv(t)
+			env := peerrun.NewEnv(t)
 			writeUserConfig(t, env)
 			dir := workspace(t)
-			p := opencodetest.Start(t, env, dir, bin.acplsp, "--", bin.acplsp, "agent")
-			client := opencodetest.NewClient()
+			p := peerrun.Start(t, env, dir, bin.acplsp, "--", bin.acplsp, "agent")
+			client := peerrun.NewClient()
 			conn := p.Connect(client)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -562,7 +562,7 @@ func TestEditorGoneEndsEverything(t *testing.T) {
 			if !strings.Contains(text.String(), wantDiagnostic) {
 				t.Fatalf("the agent did not see gopls's diagnostic:\n%s", text.String())
 			}
-			running, err := opencodetest.Leftovers(env.Mark)
+			running, err := peerrun.Leftovers(env.Mark)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -593,9 +593,9 @@ func TestEditorGoneEndsEverything(t *testing.T) {
 }
 
 // lspEditor is an ACP editor that offers `_lsp/hover` in initialize and
-// answers it itself; everything else is opencodetest.Client's.
+// answers it itself; everything else is peerrun.Client's.
 type lspEditor struct {
-	*opencodetest.Client
+	*peerrun.Client
 	mu    sync.Mutex
 	asked []string
 }
@@ -634,12 +634,12 @@ func TestEditorLanguageServer(t *testing.T) {
 		{name: "editor.use_lsp=false", flags: []string{"-set", "editor.use_lsp=false"}, want: "func Add(a int, b int) int"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			env := opencodetest.NewEnv(t)
+			env := peerrun.NewEnv(t)
 			writeUserConfig(t, env)
 			dir := workspace(t)
 			argv := append(append([]string{bin.acplsp}, tt.flags...), "--", bin.acplsp, "agent")
-			p := opencodetest.Start(t, env, dir, argv...)
-			editor := &lspEditor{Client: opencodetest.NewClient()}
+			p := peerrun.Start(t, env, dir, argv...)
+			editor := &lspEditor{Client: peerrun.NewClient()}
 			conn := p.Connect(editor)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -682,7 +682,7 @@ func TestEditorLanguageServer(t *testing.T) {
 // on stderr which of its settings apply and which cannot (they belong to
 // the whole process) instead of ignoring the file silently.
 func TestSessionProjectFile(t *testing.T) {
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	writeUserConfig(t, env)
 	dir := workspace(t)
 	project := filepath.Join(dir, ".acp-lsp.toml")
@@ -714,7 +714,7 @@ func TestSessionProjectFile(t *testing.T) {
 // replaces gopls's command; the missing program is named in the tool's
 // answer with the built-in install hint.
 func TestServerTablesReachLSP(t *testing.T) {
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	writeUserConfigText(t, env, userConfig+`command = ["no-such-gopls-binary"]
 `)
 	dir := workspace(t)
@@ -733,7 +733,7 @@ func TestServerTablesReachLSP(t *testing.T) {
 // once; the turn after that carries nothing. The scripted agent echoes
 // every text block it receives, so the transcript shows what it was given.
 func TestContextInjection(t *testing.T) {
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	writeUserConfig(t, env)
 	dir := workspace(t)
 	d := startDirect(t, env, dir)
@@ -761,29 +761,29 @@ func TestContextInjection(t *testing.T) {
 }
 
 // direct is `acp-lsp [flags] -- acp-lsp agent` driven by the Go SDK client
-// (opencodetest.Client: records updates, allows permissions): much quicker
+// (peerrun.Client: records updates, allows permissions): much quicker
 // to start than acpx, for checks that need no third-party client.
 type direct struct {
 	t      *testing.T
-	p      *opencodetest.Process
-	client *opencodetest.Client
+	p      *peerrun.Process
+	client *peerrun.Client
 	conn   *acp.ClientSideConnection
 	sess   acp.SessionId
 	ctx    context.Context
 }
 
 // startDirect starts acp-lsp in dir with env and opens a session in dir.
-func startDirect(t *testing.T, env *opencodetest.Env, dir string, flags ...string) *direct {
+func startDirect(t *testing.T, env *peerrun.Env, dir string, flags ...string) *direct {
 	t.Helper()
 	return startDirectAt(t, env, dir, dir, flags...)
 }
 
 // startDirectAt starts acp-lsp in the folder start and opens a session in
 // dir.
-func startDirectAt(t *testing.T, env *opencodetest.Env, start, dir string, flags ...string) *direct {
+func startDirectAt(t *testing.T, env *peerrun.Env, start, dir string, flags ...string) *direct {
 	t.Helper()
 	argv := append(append([]string{bin.acplsp}, flags...), "--", bin.acplsp, "agent")
-	d := &direct{t: t, p: opencodetest.Start(t, env, start, argv...), client: opencodetest.NewClient()}
+	d := &direct{t: t, p: peerrun.Start(t, env, start, argv...), client: peerrun.NewClient()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	d.ctx = ctx

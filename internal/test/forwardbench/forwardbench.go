@@ -561,12 +561,12 @@ func startChain(ctx context.Context, opts Options, m Mode, agent []string) (*set
 		fromChainW.Close()
 		return nil, err
 	}
-	var comps []proxy.Component
+	var comps []proxy.Stage
 	if m == ModeChainIdentities {
-		comps = []proxy.Component{proxy.Identity{}, proxy.Identity{}}
+		comps = []proxy.Stage{proxy.Identity{}, proxy.Identity{}}
 	}
 	client := proxy.NewStream(toChainR, fromChainW, proxy.StreamOptions{Name: "client", ReplyParseErrors: true})
-	chain := proxy.NewChain(proxy.Config{Client: client, Agent: p, Components: comps})
+	chain := proxy.NewChain(proxy.Config{Client: client, Agent: p, Stages: comps})
 	cctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/test/bench"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
@@ -229,7 +229,7 @@ type acpProcess struct {
 	err  error
 }
 
-func startACPLSP(t *testing.T, env *opencodetest.Env, exe, root string) *acpProcess {
+func startACPLSP(t *testing.T, env *peerrun.Env, exe, root string) *acpProcess {
 	t.Helper()
 	cmd := exec.Command(exe, "--", exe, "agent")
 	cmd.Dir = root
@@ -414,7 +414,7 @@ func goWorkspace(t *testing.T) string {
 func TestFaultAgentCrash(t *testing.T) {
 	peers.Require(t, "gopls")
 	exe := acpLSPBinary(t)
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	root := goWorkspace(t)
 	p := startACPLSP(t, env, exe, root)
 	sid := p.session(t, root)
@@ -466,7 +466,7 @@ func TestFaultAgentCrash(t *testing.T) {
 func TestFaultEditorGone(t *testing.T) {
 	peers.Require(t, "gopls")
 	exe := acpLSPBinary(t)
-	env := opencodetest.NewEnv(t)
+	env := peerrun.NewEnv(t)
 	root := goWorkspace(t)
 	start := time.Now()
 	p := startACPLSP(t, env, exe, root)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -35,7 +35,7 @@ func TestFloodThroughBinary(t *testing.T) {
 		{"with the lsp stack", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := opencodetest.NewEnv(t)
+			env := peerrun.NewEnv(t)
 			args := append(append([]string{}, tc.flags...), "--", py, agent)
 			cmd := exec.Command(exe, args...)
 			cmd.Dir = t.TempDir()

@@ -21,7 +21,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/test/bench"
-	"github.com/acp-lsp/acp-lsp/internal/test/opencodetest"
+	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
@@ -33,7 +33,7 @@ var soakRenames = flag.Bool("soak.renames", true, "also apply and revert a renam
 var soakFor = flag.Duration("soak", 30*time.Second, "how long TestSoak runs (CI: 30s; the long run: go test -timeout 20m ./internal/test/soak -soak=10m)")
 
 func TestMain(m *testing.M) {
-	opencodetest.MaybeServeMCP()
+	peerrun.MaybeServeMCP()
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		if binary.dir != "" {
 			os.RemoveAll(binary.dir)

@@ -1,9 +1,9 @@
-// Package opencodetest runs the real peers of acp-lsp's end-to-end tests: the
-// opencode agent (`opencode acp`) driven by a scripted fake model, and the
-// acpx ACP client. Everything runs in a private temporary HOME (and XDG
-// folders), in its own process group, and is marked with an environment
+// Package peerrun runs the real peers of acp-lsp's end-to-end tests: the
+// opencode agent (`opencode acp`) driven by a scripted fake model, the acpx
+// ACP client and the MCP Inspector. Everything runs in a private temporary
+// HOME (and XDG folders), in its own process group, and is marked with an environment
 // variable so a test can prove from /proc that nothing was left running.
-package opencodetest
+package peerrun
 
 import (
 	"crypto/rand"

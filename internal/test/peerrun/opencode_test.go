@@ -1,4 +1,4 @@
-package opencodetest
+package peerrun
 
 import (
 	"context"
