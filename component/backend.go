@@ -29,8 +29,9 @@ type Backend interface {
 	Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error)
 	// DiagnosticReport returns the diagnostics of uris (all of the
 	// workspace when empty) with a freshness verdict per server, waiting
-	// at most wait for fresh answers; a negative wait (NoWait) does not
-	// wait and answers with what the servers have already said.
+	// at most wait for fresh answers; a zero wait takes the backend's
+	// default, a negative wait (NoWait) does not wait and answers with
+	// what the servers have already said.
 	DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error)
 	// Servers lists the language servers, those handling uri when it is
 	// not empty, with their capabilities.

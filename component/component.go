@@ -58,9 +58,6 @@ const (
 	DefaultBudget = 20000
 	// DefaultPageSize is Config.PageSize's default (tool.page_size).
 	DefaultPageSize = 50
-	// DefaultDiagnosticsWait is Config.DiagnosticsWait's default
-	// (diagnostics.wait_budget).
-	DefaultDiagnosticsWait = 5 * time.Second
 	// DefaultCacheFiles is Config.CacheFiles's default
 	// (diagnostics.cache_files).
 	DefaultCacheFiles = 2000
@@ -81,6 +78,10 @@ const (
 // timeout, starting, indexing ...): a zero DiagnosticsWait cannot say it,
 // since zero takes the default like every other zero field. Any negative
 // duration means the same.
+//
+// The default wait itself is not the component's to know: zero travels
+// as "the answering side's default" (`_lsp/diagnosticReport` wait 0), which
+// is lsp.DefaultTimeouts.Diagnostics where a local server answers.
 const NoWait time.Duration = -1
 
 // Config configures a Tool. The zero value is usable: every zero
@@ -115,8 +116,8 @@ type Config struct {
 	// limit (default DefaultPageSize, 50).
 	PageSize int
 	// DiagnosticsWait bounds how long a diagnostics call waits for fresh
-	// answers (default DefaultDiagnosticsWait, 5s; NoWait, or any
-	// negative duration, does not wait).
+	// answers (zero: the backend's default, 5s for acp-lsp's own
+	// servers; NoWait, or any negative duration, does not wait).
 	DiagnosticsWait time.Duration
 	// CacheFiles and CachePerFile size the diagnostics cache (defaults
 	// DefaultCacheFiles, 2000 files, and DefaultCachePerFile, 200 per
@@ -180,10 +181,7 @@ func (c *Config) fill() error {
 	if c.PageSize <= 0 {
 		c.PageSize = DefaultPageSize
 	}
-	switch {
-	case c.DiagnosticsWait == 0:
-		c.DiagnosticsWait = DefaultDiagnosticsWait
-	case c.DiagnosticsWait < 0:
+	if c.DiagnosticsWait < 0 {
 		c.DiagnosticsWait = NoWait // one spelling for the backend
 	}
 	if c.CacheFiles <= 0 {

@@ -6,8 +6,8 @@ import (
 )
 
 // TestDiagnosticsWaitReachesBackend: the wait a diagnostics call passes to
-// the backend, for the Component's own settings and a session's: zero is
-// the default, a negative wait (NoWait) stays "do not wait" rather than
+// the backend, for the Tool's own settings and a session's: zero is
+// the backend's default (sent as such), a negative wait (NoWait) stays "do not wait" rather than
 // turning into the default.
 func TestDiagnosticsWaitReachesBackend(t *testing.T) {
 	session := func(wait time.Duration) func(string, Config) Config {
@@ -20,11 +20,11 @@ func TestDiagnosticsWaitReachesBackend(t *testing.T) {
 		cfg  Config
 		want time.Duration
 	}{
-		{"zero is the default", Config{}, DefaultDiagnosticsWait},
+		{"zero is the backend's default", Config{}, 0},
 		{"a wait of its own", Config{DiagnosticsWait: 2 * time.Second}, 2 * time.Second},
 		{"no wait", Config{DiagnosticsWait: NoWait}, NoWait},
 		{"any negative wait is no wait", Config{DiagnosticsWait: -time.Second}, NoWait},
-		{"a session's zero is the default", Config{DiagnosticsWait: time.Minute, ForSession: session(0)}, DefaultDiagnosticsWait},
+		{"a session's zero is the backend's default", Config{DiagnosticsWait: time.Minute, ForSession: session(0)}, 0},
 		{"a session's no wait", Config{ForSession: session(NoWait)}, NoWait},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,7 @@ func TestZeroConfigIsTheConfiguredDefault(t *testing.T) {
 		{"local.max_file_size", got.MaxFileSize, int64(def.Local.MaxFileSize)},
 		{"local.watch_max_dirs", got.MaxWatchedDirs, def.Local.WatchMaxDirs},
 		{"diagnostics.settle_window", got.DiagnosticsSettle, def.Diagnostics.SettleWindow},
+		{"diagnostics.wait_budget", time.Duration(got.Timeouts.Diagnostics), def.Diagnostics.WaitBudget},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			if tt.lsp != tt.config {

@@ -102,11 +102,12 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // DefaultTimeouts are used for every zero field of Timeouts. The
 // configuration (internal/config) takes its defaults for timeouts.initialize,
-// timeouts.request, timeouts.shutdown and local.idle_after from here.
+// timeouts.request, timeouts.shutdown, local.idle_after and
+// diagnostics.wait_budget from here.
 var DefaultTimeouts = Timeouts{
 	Initialize:  Duration(60 * time.Second),
 	Request:     Duration(30 * time.Second),
-	Diagnostics: Duration(15 * time.Second),
+	Diagnostics: Duration(5 * time.Second),
 	Shutdown:    Duration(5 * time.Second),
 	Write:       Duration(10 * time.Second),
 	Idle:        Duration(10 * time.Minute),

@@ -219,7 +219,7 @@ func Defaults() Config {
 		},
 		Diagnostics: Diagnostics{
 			SettleWindow:    lsp.DefaultDiagnosticsSettle,
-			WaitBudget:      component.DefaultDiagnosticsWait,
+			WaitBudget:      time.Duration(lsp.DefaultTimeouts.Diagnostics),
 			CacheFiles:      component.DefaultCacheFiles,
 			PerFile:         component.DefaultCachePerFile,
 			RefreshOnSave:   true,
