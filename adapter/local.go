@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -347,29 +346,8 @@ func (e *lspNoServer) Error() string {
 
 // installed reports whether c's program is on the server PATH.
 func (a *Adapter) installed(c lsp.ServerConfig) bool {
-	if filepath.IsAbs(c.Command) {
-		_, err := exec.LookPath(c.Command)
-		return err == nil
-	}
-	env := a.cfg.LSP.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	path := ""
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		if fi, err := os.Stat(filepath.Join(dir, c.Command)); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return true
-		}
-	}
-	return false
+	_, err := lsp.LookPath(c.Command, a.cfg.LSP.Env)
+	return err == nil
 }
 
 // walkFiles calls f for regular files under root, skipping hidden and

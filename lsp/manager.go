@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -249,27 +248,7 @@ func (m *Manager) AddRoot(root string) error {
 func (m *Manager) env() []string { return m.opts.Env }
 
 // lookPath finds a command on the PATH of the server environment.
-func (m *Manager) lookPath(cmd string) (string, error) {
-	if filepath.IsAbs(cmd) || strings.ContainsRune(cmd, filepath.Separator) {
-		return exec.LookPath(cmd)
-	}
-	path := ""
-	for _, kv := range m.opts.Env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			path = v
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, cmd)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
-}
+func (m *Manager) lookPath(cmd string) (string, error) { return LookPath(cmd, m.opts.Env) }
 
 // resolve returns the absolute path and the server that handles it.
 func (m *Manager) resolve(path string) (string, *server, error) {

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
 // Options configure Run.
@@ -94,25 +96,11 @@ var ErrNoGopls = errors.New("gopls, the Go language server the demo's workspace 
 
 // FindGopls looks gopls up on the PATH of env (nil: this process's).
 func FindGopls(env []string) (string, error) {
-	path := os.Getenv("PATH")
-	if env != nil {
-		path = ""
-		for _, kv := range env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-				path = v
-			}
-		}
+	p, err := lsp.LookPath("gopls", env)
+	if err != nil {
+		return "", fmt.Errorf("%w; %s", ErrNoGopls, GoplsInstall)
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, "gopls")
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w; %s", ErrNoGopls, GoplsInstall)
+	return p, nil
 }
 
 // removeAll removes the temporary workspace; tests make it fail.
