@@ -62,7 +62,7 @@ func indexKeys(src string) *keyIndex {
 		if t[0] == '[' {
 			inner := strings.TrimPrefix(t, "[")
 			inner = strings.TrimPrefix(inner, "[")
-			end := closingBracket(inner)
+			end := unquotedIndex(inner, ']')
 			if end < 0 {
 				continue
 			}
@@ -73,7 +73,7 @@ func indexKeys(src string) *keyIndex {
 			header = h
 			full = h
 		} else {
-			eq := keyEnd(t)
+			eq := unquotedIndex(t, '=')
 			if eq < 0 {
 				continue
 			}
@@ -133,42 +133,21 @@ func matchLen(a, b []string) int {
 	return n
 }
 
-// closingBracket finds the ']' that ends a table header, outside quotes.
-func closingBracket(s string) int {
+// unquotedIndex finds the first c outside TOML quotes: the ']' that ends
+// a table header, the '=' that ends a key.
+func unquotedIndex(s string, c byte) int {
 	q := byte(0)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
+		switch b := s[i]; {
 		case q != 0:
-			if c == q {
+			if b == q {
 				q = 0
-			} else if c == '\\' && q == '"' {
+			} else if b == '\\' && q == '"' {
 				i++
 			}
-		case c == '"' || c == '\'':
-			q = c
-		case c == ']':
-			return i
-		}
-	}
-	return -1
-}
-
-// keyEnd finds the '=' that ends a key, outside quotes.
-func keyEnd(s string) int {
-	q := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			} else if c == '\\' && q == '"' {
-				i++
-			}
-		case c == '"' || c == '\'':
-			q = c
-		case c == '=':
+		case b == '"' || b == '\'':
+			q = b
+		case b == c:
 			return i
 		}
 	}
