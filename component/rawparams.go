@@ -102,3 +102,22 @@ func (s *Session) checkParamURIs(params json.RawMessage) error {
 	}
 	return nil
 }
+
+// rawParams accepts params as JSON or as a string holding JSON (clients
+// that pass every argument as a string).
+func rawParams(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if str, ok := v.(string); ok {
+		if !json.Valid([]byte(str)) {
+			return nil, fmt.Errorf("params is not JSON: %q", str)
+		}
+		return json.RawMessage(str), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("params: %w", err)
+	}
+	return b, nil
+}

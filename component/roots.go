@@ -1,6 +1,7 @@
 package component
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -86,4 +87,67 @@ func (s *Session) workspace() string {
 		return s.Root
 	}
 	return s.Root + " (with " + strings.Join(s.Extra, ", ") + ")"
+}
+
+// resolve returns the absolute path of a workspace file argument, refusing
+// anything outside the workspace after resolving ".." and symbolic links.
+func (s *Session) resolve(file string) (string, error) {
+	p, _, err := s.resolveExists(file)
+	return p, err
+}
+
+// resolveExists is resolve that also reports whether the file was seen to
+// exist (false: not there, or not known).
+func (s *Session) resolveExists(file string) (string, bool, error) {
+	if file == "" {
+		return "", false, errors.New("file is required")
+	}
+	if err := checkPathLen("path", file); err != nil {
+		return "", false, err
+	}
+	p := s.absPath(file)
+	// One EvalSymlinks answers an existing file inside the workspace (the
+	// Root is resolved already); the full check, a few times the lstats,
+	// runs only for the rest: files not there (yet) and refusals, whose
+	// errors it words.
+	real, rerr := filepath.EvalSymlinks(p)
+	if rerr == nil && s.within(real) {
+		return real, true, nil
+	}
+	if err := s.checkPath(p); err != nil {
+		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.workspace(), err)
+	}
+	if rerr == nil {
+		// Changed between the two looks: a link now points out.
+		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.workspace())
+	}
+	return p, false, nil
+}
+
+// relPath is path relative to root, with forward slashes, or path itself
+// when it is not below root.
+func relPath(root, path string) string {
+	// The usual case, a clean path below the root, without Rel's cleaning
+	// of both: a workspace-symbol answer takes this once per result, and
+	// Rel was a fourteenth of its work. Anything that cleaning could change
+	// (".", "..", doubled or trailing separators) takes Rel.
+	if rest, ok := strings.CutPrefix(path, root); ok && filepath.Separator == '/' {
+		if root != "/" {
+			rest, ok = strings.CutPrefix(rest, "/")
+		}
+		if ok && rest != "" && rest[0] != '.' && rest[0] != '/' && !strings.HasSuffix(rest, "/") &&
+			!strings.Contains(rest, "/.") && !strings.Contains(rest, "//") && filepath.Clean(root) == root {
+			return rest
+		}
+	}
+	if rel, err := filepath.Rel(root, path); err == nil && !climbs(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return path
+}
+
+// climbs reports whether rel, a filepath.Rel answer, leads out of its base:
+// ".." or "../…", not a name that merely starts with two dots ("..data").
+func climbs(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -2,25 +2,175 @@ package component
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/acp-lsp/acp-lsp/internal/lspext"
-	"github.com/acp-lsp/acp-lsp/lsp/edit"
-	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
+
+// Tool serves the `lsp` tool to agent sessions and keeps the
+// diagnostics cache. Its methods are safe for concurrent use.
+type Tool struct {
+	cfg     Config
+	backend Backend
+	cache   *DiagCache
+	log     *slog.Logger
+
+	// lifetime of listeners and background fetches.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	// fetches counts didSave diagnostics fetches in flight.
+	fetches sync.WaitGroup
+
+	// docs are the files the tool read, kept while unchanged on disk.
+	docs docCache
+
+	// fast are the tool calls the HTTP fast path is answering.
+	fast fastCalls
+	// noFast turns the fast path off and fastHits counts its answers
+	// (tests compare both paths).
+	noFast   atomic.Bool
+	fastHits atomic.Int64
+
+	httpLn   net.Listener
+	httpSrv  *http.Server
+	sockDir  string
+	ownsSock bool
+
+	// locks admit one applying action at a time per workspace.
+	locks workspaceLocks
+
+	mu       sync.Mutex
+	sessions map[string]*Session // by token
+	byACP    map[string]*Session // by ACP session id
+	sockets  map[*Session]net.Listener
+}
+
+// New returns a Tool answering through backend. Call Start before
+// handing out entries, and Close when done.
+func New(cfg Config, backend Backend) (*Tool, error) {
+	if backend == nil {
+		return nil, errors.New("component: nil backend")
+	}
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	return &Tool{
+		cfg:      cfg,
+		backend:  marking{backend},
+		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
+		docs:     docCache{limit: cfg.MaxFileSize},
+		log:      cfg.Logger,
+		sessions: map[string]*Session{},
+		byACP:    map[string]*Session{},
+		sockets:  map[*Session]net.Listener{},
+	}, nil
+}
+
+// Cache returns the diagnostics cache.
+func (c *Tool) Cache() *DiagCache { return c.cache }
+
+// Start opens the HTTP listener on 127.0.0.1 and the private socket folder.
+// Entries handed out afterwards point at servers already accepting.
+func (c *Tool) Start(ctx context.Context) error {
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("component: listen: %w", err)
+	}
+	c.httpLn = ln
+	handler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		s := c.sessionFromRequest(r)
+		if s == nil {
+			return nil
+		}
+		return s.server
+	}, &mcp.StreamableHTTPOptions{Logger: c.log, JSONResponse: true})
+	c.httpSrv = &http.Server{
+		Handler:           c.authenticate(handler),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return c.ctx },
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := c.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Error("mcp http server", "err", err)
+		}
+	}()
+	dir := c.cfg.SocketDir
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "acp-lsp-")
+		if err != nil {
+			return fmt.Errorf("component: socket folder: %w", err)
+		}
+		c.ownsSock = true
+	} else if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("component: socket folder: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("component: socket folder: %w", err)
+	}
+	c.sockDir = dir
+	return nil
+}
+
+// Close stops the listeners, ends open MCP connections and removes the
+// socket folder it created.
+func (c *Tool) Close() error {
+	if c.cancel == nil {
+		return nil
+	}
+	c.cancel()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := c.httpSrv.Shutdown(sctx)
+	if err != nil {
+		c.httpSrv.Close()
+	}
+	c.mu.Lock()
+	for _, l := range c.sockets {
+		l.Close()
+	}
+	var servers []*mcp.Server
+	for _, s := range c.sessions {
+		servers = append(servers, s.server)
+	}
+	c.mu.Unlock()
+	// HTTP clients that never sent DELETE leave sessions open.
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			ss.Close()
+		}
+	}
+	c.wg.Wait()
+	c.fetches.Wait()
+	if c.ownsSock {
+		os.RemoveAll(c.sockDir)
+	}
+	return nil
+}
+
+// HTTPAddr returns the HTTP listener's address.
+func (c *Tool) HTTPAddr() string { return c.httpLn.Addr().String() }
+
+// SocketDir returns the private socket folder.
+func (c *Tool) SocketDir() string { return c.sockDir }
 
 // Input is the `lsp` tool's arguments. The jsonschema descriptions are what
 // the model reads.
@@ -83,6 +233,17 @@ func (c *Tool) newServer(s *Session) *mcp.Server {
 		return s.toolResult(ctx, req.Params.Arguments), nil
 	})
 	return srv
+}
+
+// rejectDiscover answers server/discover with -32601 so clients fall back
+// to initialize with the protocol versions acp-lsp is tested with.
+func rejectDiscover(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "server/discover" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: server/discover"}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // toolResult answers one call of the lsp tool with raw arguments args. It
@@ -254,441 +415,10 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 	return nil, fmt.Errorf("unknown action %q", in.Action)
 }
 
-// resolve returns the absolute path of a workspace file argument, refusing
-// anything outside the workspace after resolving ".." and symbolic links.
-func (s *Session) resolve(file string) (string, error) {
-	p, _, err := s.resolveExists(file)
-	return p, err
-}
-
-// resolveExists is resolve that also reports whether the file was seen to
-// exist (false: not there, or not known).
-func (s *Session) resolveExists(file string) (string, bool, error) {
-	if file == "" {
-		return "", false, errors.New("file is required")
-	}
-	if err := checkPathLen("path", file); err != nil {
-		return "", false, err
-	}
-	p := s.absPath(file)
-	// One EvalSymlinks answers an existing file inside the workspace (the
-	// Root is resolved already); the full check, a few times the lstats,
-	// runs only for the rest: files not there (yet) and refusals, whose
-	// errors it words.
-	real, rerr := filepath.EvalSymlinks(p)
-	if rerr == nil && s.within(real) {
-		return real, true, nil
-	}
-	if err := s.checkPath(p); err != nil {
-		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.workspace(), err)
-	}
-	if rerr == nil {
-		// Changed between the two looks: a link now points out.
-		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.workspace())
-	}
-	return p, false, nil
-}
-
-// target is a resolved position in a file.
-type target struct {
-	path string
-	uri  string
-	doc  *position.Document
-	pos  position.Position
-}
-
-func (s *Session) readDoc(path string) (*position.Document, error) {
-	doc, err := s.c.docs.read(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", relPath(s.Root, path), err)
-	}
-	return doc, nil
-}
-
-// position resolves file+line+symbol, file+line+column or a symbol alone.
-func (s *Session) position(ctx context.Context, in Input) (*target, error) {
-	if in.File == "" {
-		if in.Symbol == "" {
-			return nil, errors.New("give file and line with symbol (or column), or a symbol name alone")
-		}
-		return s.findSymbol(ctx, in.Symbol)
-	}
-	path, err := s.resolve(in.File)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := s.readDoc(path)
-	if err != nil {
-		return nil, err
-	}
-	t := &target{path: path, uri: edit.URIFromPath(path), doc: doc}
-	switch {
-	case in.Line > 0 && in.Symbol != "":
-		t.pos, err = doc.FromSymbol(in.Line, in.Symbol, position.UTF16)
-	case in.Line > 0 && in.Column > 0:
-		t.pos, err = doc.FromUser(in.Line, in.Column, position.UTF16)
-	case in.Line > 0:
-		return nil, fmt.Errorf("line %d needs symbol (the name on that line) or column; the line holds: %q", in.Line, doc.Line(in.Line-1))
-	case in.Symbol != "":
-		return s.findSymbol(ctx, in.Symbol)
-	default:
-		return nil, errors.New("give line with symbol (or column)")
-	}
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// findSymbol resolves a bare symbol name through workspace symbols.
-func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) {
-	syms, err := s.workspaceSymbols(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	var exact []symbolInfo
-	for _, sym := range syms {
-		if sym.Name == name || strings.HasSuffix(sym.Name, "."+name) {
-			exact = append(exact, sym)
-		}
-	}
-	if len(exact) == 0 {
-		err := fmt.Errorf("no symbol named %q in the workspace; give file and line", name)
-		if n := s.c.emptyNote(ctx); n != "" {
-			err = fmt.Errorf("%w\nnote: %s", err, n)
-		}
-		return nil, err
-	}
-	if len(exact) > 1 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "symbol %q is ambiguous; give file and line of one of:", name)
-		for i, sym := range exact {
-			if i == 20 {
-				fmt.Fprintf(&b, "\n  … %d more", len(exact)-20)
-				break
-			}
-			r := s.newRenderer()
-			fmt.Fprintf(&b, "\n  %s %s %s", r.loc(sym.Location.URI, sym.Location.Range.Start), kindName(sym.Kind), sym.Name)
-		}
-		return nil, errors.New(b.String())
-	}
-	loc := exact[0].Location
-	path, err := edit.PathFromURI(loc.URI)
-	if err != nil {
-		return nil, err
-	}
-	if path, err = s.resolve(path); err != nil {
-		return nil, err
-	}
-	doc, err := s.readDoc(path)
-	if err != nil {
-		return nil, err
-	}
-	return &target{path: path, uri: loc.URI, doc: doc, pos: position.Position(loc.Range.Start)}, nil
-}
-
 func (s *Session) request(ctx context.Context, uri, method string, params any) (json.RawMessage, error) {
 	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
 	return s.c.backend.Request(ctx, uri, method, b)
-}
-
-func textDocPos(t *target) map[string]any {
-	return map[string]any{"textDocument": map[string]string{"uri": t.uri}, "position": t.pos}
-}
-
-var locationMethods = map[string]string{
-	"definition":      "textDocument/definition",
-	"type_definition": "textDocument/typeDefinition",
-	"implementation":  "textDocument/implementation",
-	"declaration":     "textDocument/declaration",
-}
-
-func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
-	t, err := s.position(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := s.request(ctx, t.uri, locationMethods[in.Action], textDocPos(t))
-	if err != nil {
-		return nil, err
-	}
-	locs, err := parseLocations(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", in.Action, err)
-	}
-	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true, t), nil
-}
-
-func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
-	t, err := s.position(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	incl := in.IncludeDeclaration == nil || *in.IncludeDeclaration
-	p := textDocPos(t)
-	p["context"] = map[string]bool{"includeDeclaration": incl}
-	raw, err := s.request(ctx, t.uri, "textDocument/references", p)
-	if err != nil {
-		return nil, err
-	}
-	locs, err := parseLocations(raw)
-	if err != nil {
-		return nil, fmt.Errorf("references: %w", err)
-	}
-	return s.renderLocations(ctx, in, "references", locs, true, t), nil
-}
-
-func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
-	t, err := s.position(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := s.request(ctx, t.uri, "textDocument/hover", textDocPos(t))
-	if err != nil {
-		return nil, err
-	}
-	text := hoverText(raw)
-	if text == "" {
-		text := "no hover information at " + s.newRenderer(t).loc(t.uri, lspPosition(t.pos))
-		if n := s.c.emptyNote(ctx); n != "" {
-			text += "\nnote: " + n
-		}
-		return &answer{text: text, data: map[string]any{"hover": nil}}, nil
-	}
-	return s.textAnswer(text, map[string]any{"hover": text}, "hover", nil), nil
-}
-
-func (s *Session) signatureHelp(ctx context.Context, in Input) (*answer, error) {
-	t, err := s.position(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := s.request(ctx, t.uri, "textDocument/signatureHelp", textDocPos(t))
-	if err != nil {
-		return nil, err
-	}
-	var sh struct {
-		Signatures []struct {
-			Label         string          `json:"label"`
-			Documentation json.RawMessage `json:"documentation"`
-		} `json:"signatures"`
-		ActiveSignature int `json:"activeSignature"`
-		ActiveParameter int `json:"activeParameter"`
-	}
-	if len(raw) == 0 || string(raw) == "null" || json.Unmarshal(raw, &sh) != nil || len(sh.Signatures) == 0 {
-		return &answer{text: "no signature help here (the position must be inside a call's parentheses)"}, nil
-	}
-	var b strings.Builder
-	for i, sig := range sh.Signatures {
-		mark := " "
-		if i == sh.ActiveSignature {
-			mark = "*"
-		}
-		fmt.Fprintf(&b, "%s %s\n", mark, sig.Label)
-		if d := markupText(sig.Documentation); d != "" {
-			b.WriteString(indent(d))
-		}
-	}
-	fmt.Fprintf(&b, "active parameter: %d\n", sh.ActiveParameter+1)
-	return s.textAnswer(b.String(), json.RawMessage(raw), "text", nil), nil
-}
-
-func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
-	var (
-		infos []lspext.ServerInfo
-		err   error
-	)
-	if in.Action == "status" {
-		infos, err = s.c.backend.Status(ctx)
-	} else {
-		uri := ""
-		if in.File != "" {
-			p, err := s.resolve(in.File)
-			if err != nil {
-				return nil, err
-			}
-			uri = edit.URIFromPath(p)
-		}
-		infos, err = s.c.backend.Servers(ctx, uri)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s.textAnswer(renderServers(in.Action, infos), map[string]any{"servers": infos}, "text", nil), nil
-}
-
-func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
-	if !s.cfg.allowed("restart") {
-		return nil, errors.New("restart is turned off in acp-lsp's configuration (allow_mutating)")
-	}
-	uri := ""
-	if in.File != "" {
-		p, err := s.resolve(in.File)
-		if err != nil {
-			return nil, err
-		}
-		uri = edit.URIFromPath(p)
-	}
-	if in.Server == "" && uri == "" {
-		return nil, errors.New("restart needs server (see action=status) or file")
-	}
-	if err := s.c.backend.Restart(ctx, in.Server, uri); err != nil {
-		return nil, err
-	}
-	return &answer{text: "restarted " + cmp.Or(in.Server, in.File)}, nil
-}
-
-func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
-	if !s.cfg.allowed("request") {
-		return nil, errors.New("raw requests are turned off in acp-lsp's configuration (tool.allow_raw_request); use the specific actions")
-	}
-	if in.Method == "" {
-		return nil, errors.New("request needs method")
-	}
-	uri, path := "", ""
-	if in.File != "" {
-		p, err := s.resolve(in.File)
-		if err != nil {
-			return nil, err
-		}
-		uri, path = edit.URIFromPath(p), p
-	}
-	params, err := rawParams(in.Params)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkParamURIs(params); err != nil {
-		return nil, fmt.Errorf("request %s: %w; nothing was sent", in.Method, err)
-	}
-	if !readOnlyMethods[in.Method] {
-		// Anything but a known query may change files: a command runs on
-		// the server, which can answer it with workspace/applyEdit; a
-		// server's own method does what it does. The editor is asked, as
-		// for every change.
-		shown := fmt.Sprintf("send %s to the language server", in.Method)
-		if path != "" {
-			shown += " for " + relPath(s.Root, path)
-		}
-		if len(params) > 0 {
-			shown += " with params:\n" + headOf(string(params), 2000)
-		}
-		ok, err := s.askUser(ctx, nil, "raw request "+in.Method, shown+"\n")
-		if err != nil {
-			return nil, fmt.Errorf("request %s: %w; nothing was sent", in.Method, err)
-		}
-		if !ok {
-			return nil, fmt.Errorf("request %s: permission denied by the user; nothing was sent", in.Method)
-		}
-	}
-	raw, err := s.c.backend.Request(ctx, uri, in.Method, params)
-	if err != nil {
-		return nil, err
-	}
-	return s.textAnswer(string(raw), map[string]any{"result": json.RawMessage(cmp.Or(string(raw), "null"))}, "text", nil), nil
-}
-
-// readOnlyMethods are the LSP requests a raw request may send without
-// asking: queries that answer and change nothing (edits they return, as
-// rename's or formatting's, are only shown). Everything else, above all
-// workspace/executeCommand and servers' own methods, may change files.
-var readOnlyMethods = map[string]bool{
-	"textDocument/hover": true, "textDocument/definition": true, "textDocument/declaration": true,
-	"textDocument/typeDefinition": true, "textDocument/implementation": true, "textDocument/references": true,
-	"textDocument/documentSymbol": true, "textDocument/documentHighlight": true, "textDocument/documentLink": true,
-	"textDocument/codeLens": true, "textDocument/codeAction": true, "textDocument/completion": true,
-	"textDocument/signatureHelp": true, "textDocument/foldingRange": true, "textDocument/selectionRange": true,
-	"textDocument/semanticTokens/full": true, "textDocument/semanticTokens/full/delta": true,
-	"textDocument/semanticTokens/range": true, "textDocument/inlayHint": true, "textDocument/inlineValue": true,
-	"textDocument/moniker": true, "textDocument/documentColor": true, "textDocument/colorPresentation": true,
-	"textDocument/linkedEditingRange": true, "textDocument/prepareRename": true, "textDocument/rename": true,
-	"textDocument/formatting": true, "textDocument/rangeFormatting": true, "textDocument/onTypeFormatting": true,
-	"textDocument/prepareCallHierarchy": true, "callHierarchy/incomingCalls": true, "callHierarchy/outgoingCalls": true,
-	"textDocument/prepareTypeHierarchy": true, "typeHierarchy/supertypes": true, "typeHierarchy/subtypes": true,
-	"textDocument/diagnostic": true, "workspace/diagnostic": true, "workspace/symbol": true,
-	"workspace/willCreateFiles": true, "workspace/willRenameFiles": true, "workspace/willDeleteFiles": true,
-	"codeAction/resolve": true, "codeLens/resolve": true, "completionItem/resolve": true,
-	"documentLink/resolve": true, "inlayHint/resolve": true, "workspaceSymbol/resolve": true,
-}
-
-// headOf returns s cut to at most n bytes on a character boundary, with
-// "…" when cut.
-func headOf(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:runeBoundary(s, n)] + "…"
-}
-
-// runeBoundary returns the largest i ≤ n (n < len(s)) at which s can be cut
-// without splitting a character.
-func runeBoundary(s string, n int) int {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
-
-// rawParams accepts params as JSON or as a string holding JSON (clients
-// that pass every argument as a string).
-func rawParams(v any) (json.RawMessage, error) {
-	if v == nil {
-		return nil, nil
-	}
-	if str, ok := v.(string); ok {
-		if !json.Valid([]byte(str)) {
-			return nil, fmt.Errorf("params is not JSON: %q", str)
-		}
-		return json.RawMessage(str), nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("params: %w", err)
-	}
-	return b, nil
-}
-
-// relPath is path relative to root, with forward slashes, or path itself
-// when it is not below root.
-func relPath(root, path string) string {
-	// The usual case, a clean path below the root, without Rel's cleaning
-	// of both: a workspace-symbol answer takes this once per result, and
-	// Rel was a fourteenth of its work. Anything that cleaning could change
-	// (".", "..", doubled or trailing separators) takes Rel.
-	if rest, ok := strings.CutPrefix(path, root); ok && filepath.Separator == '/' {
-		if root != "/" {
-			rest, ok = strings.CutPrefix(rest, "/")
-		}
-		if ok && rest != "" && rest[0] != '.' && rest[0] != '/' && !strings.HasSuffix(rest, "/") &&
-			!strings.Contains(rest, "/.") && !strings.Contains(rest, "//") && filepath.Clean(root) == root {
-			return rest
-		}
-	}
-	if rel, err := filepath.Rel(root, path); err == nil && !climbs(rel) {
-		return filepath.ToSlash(rel)
-	}
-	return path
-}
-
-// climbs reports whether rel, a filepath.Rel answer, leads out of its base:
-// ".." or "../…", not a name that merely starts with two dots ("..data").
-func climbs(rel string) bool {
-	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i] + " …"
-	}
-	return s
-}
-
-func indent(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		b.WriteString("    " + l + "\n")
-	}
-	return b.String()
 }

@@ -1,0 +1,134 @@
+package component
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+type hierItem struct {
+	Name           string          `json:"name"`
+	Kind           int             `json:"kind"`
+	Detail         string          `json:"detail,omitempty"`
+	URI            string          `json:"uri"`
+	Range          lspRange        `json:"range"`
+	SelectionRange lspRange        `json:"selectionRange"`
+	Data           json.RawMessage `json:"data,omitempty"`
+}
+
+func (s *Session) prepare(ctx context.Context, in Input, method string) (*target, []json.RawMessage, error) {
+	t, err := s.position(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := s.request(ctx, t.uri, method, textDocPos(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, nil, fmt.Errorf("%s: malformed answer: %w", method, err)
+		}
+	}
+	if len(items) == 0 {
+		err := fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+		if n := s.c.emptyNote(ctx); n != "" {
+			err = fmt.Errorf("%w\nnote: %s", err, n)
+		}
+		return nil, nil, err
+	}
+	return t, items, nil
+}
+
+func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) {
+	dir := cmp.Or(in.Direction, "incoming")
+	if dir != "incoming" && dir != "outgoing" {
+		return nil, fmt.Errorf("direction must be incoming or outgoing, not %q", dir)
+	}
+	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareCallHierarchy")
+	if err != nil {
+		return nil, err
+	}
+	r := s.newRenderer()
+	var items []item
+	for _, p := range prepared {
+		raw, err := s.c.backend.Request(ctx, t.uri, "callHierarchy/"+dir+"Calls", json.RawMessage(`{"item":`+string(p)+`}`))
+		if err != nil {
+			return nil, err
+		}
+		var calls []struct {
+			From       *hierItem  `json:"from"`
+			To         *hierItem  `json:"to"`
+			FromRanges []lspRange `json:"fromRanges"`
+		}
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &calls); err != nil {
+				return nil, fmt.Errorf("call hierarchy: malformed answer: %w", err)
+			}
+		}
+		for _, c := range calls {
+			h := c.From
+			if dir == "outgoing" {
+				h = c.To
+			}
+			if h == nil {
+				continue
+			}
+			rel, line, col, text := r.place(h.URI, h.SelectionRange.Start)
+			items = append(items, item{File: rel, Line: line, Column: col, Label: kindName(h.Kind) + " " + h.Name, Context: text})
+		}
+	}
+	sortItems(items)
+	title := "callers"
+	if dir == "outgoing" {
+		title = "callees"
+	}
+	l := &listing{Title: title}
+	page(in, items, l)
+	if l.Total == 0 {
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
+	}
+	return s.listed(l), nil
+}
+
+func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) {
+	dir := cmp.Or(in.Direction, "supertypes")
+	if dir != "supertypes" && dir != "subtypes" {
+		return nil, fmt.Errorf("direction must be supertypes or subtypes, not %q", dir)
+	}
+	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareTypeHierarchy")
+	if err != nil {
+		return nil, err
+	}
+	r := s.newRenderer()
+	var items []item
+	for _, p := range prepared {
+		raw, err := s.c.backend.Request(ctx, t.uri, "typeHierarchy/"+dir, json.RawMessage(`{"item":`+string(p)+`}`))
+		if err != nil {
+			return nil, err
+		}
+		var hs []hierItem
+		if len(raw) > 0 && string(raw) != "null" {
+			if err := json.Unmarshal(raw, &hs); err != nil {
+				return nil, fmt.Errorf("type hierarchy: malformed answer: %w", err)
+			}
+		}
+		for _, h := range hs {
+			rel, line, col, text := r.place(h.URI, h.SelectionRange.Start)
+			items = append(items, item{File: rel, Line: line, Column: col, Label: kindName(h.Kind) + " " + h.Name, Context: text})
+		}
+	}
+	sortItems(items)
+	l := &listing{Title: dir}
+	page(in, items, l)
+	if l.Total == 0 {
+		if n := s.c.emptyNote(ctx); n != "" {
+			l.Notes = append(l.Notes, n)
+		}
+	}
+	return s.listed(l), nil
+}
