@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
@@ -131,5 +133,68 @@ func TestWireEmptyErrorMessage(t *testing.T) {
 		if err == nil || err.Error() != "_lsp/request: upstream error -32603 without a message" || !errors.As(err, &pe) {
 			t.Errorf("error answer %q read as %q", msg, err)
 		}
+	}
+}
+
+func TestWire(t *testing.T) {
+	var sent []string
+	w := &Wire{
+		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+			sent = append(sent, method+" "+string(params))
+			switch method {
+			case "_lsp/diagnosticReport":
+				return json.RawMessage(`{"files":[],"servers":[{"server":"gopls","verdict":"fresh"}]}`), nil
+			case "_lsp/servers", "_lsp/status":
+				return json.RawMessage(`{"servers":[{"name":"gopls","source":"local"}]}`), nil
+			case "_lsp/request":
+				return json.RawMessage(`[1]`), nil
+			}
+			return nil, fmt.Errorf("no %s", method)
+		},
+		Notify: func(ctx context.Context, method string, params json.RawMessage) error {
+			sent = append(sent, method+" "+string(params))
+			return nil
+		},
+	}
+	ctx := context.Background()
+	if r, err := w.Request(ctx, "file:///a", "textDocument/hover", json.RawMessage(`{"x":1}`)); err != nil || string(r) != "[1]" {
+		t.Errorf("Request: %s %v", r, err)
+	}
+	if rep, err := w.DiagnosticReport(ctx, []string{"file:///a"}, 1500*1e6); err != nil || rep.Servers[0].Verdict != "fresh" {
+		t.Errorf("DiagnosticReport: %+v %v", rep, err)
+	}
+	if s, err := w.Status(ctx); err != nil || s[0].Name != "gopls" {
+		t.Errorf("Status: %+v %v", s, err)
+	}
+	if err := w.Restart(ctx, "gopls", ""); err == nil {
+		t.Error("Restart: error from upstream lost")
+	}
+	w.FilesChanged(ctx, nil)
+	want := []string{
+		`_lsp/request {"uri":"file:///a","method":"textDocument/hover","params":{"x":1}}`,
+		`_lsp/diagnosticReport {"uris":["file:///a"],"wait":1500}`,
+		`_lsp/status {}`,
+		`_lsp/restart {"server":"gopls"}`,
+		`_lsp/filesChanged {"changes":[]}`,
+	}
+	if strings.Join(sent, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sent:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+	if _, err := (&Wire{Call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage("null"), nil
+	}}).Status(ctx); err == nil {
+		t.Error("null status accepted")
+	}
+	// An error answer reads as upstream's words alone, the JSON-RPC
+	// error still reachable for its code and data.
+	_, err := (&Wire{Call: func(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+		return nil, &proxy.Error{Code: -32603, Message: "_lsp/request: gopls textDocument/hover: timeout", Data: json.RawMessage(`{"indexing":true,"server":"gopls"}`)}
+	}}).Request(ctx, "", "textDocument/hover", nil)
+	var pe *proxy.Error
+	if wrapped := fmt.Errorf("hover: %w", err); wrapped.Error() != "hover: gopls textDocument/hover: timeout" || !errors.As(wrapped, &pe) || pe.Code != -32603 {
+		t.Errorf("error answer read as %q", wrapped)
+	}
+	if d, ok := indexingOf(upstream(err)); !ok || d.Server != "gopls" {
+		t.Errorf("indexing data lost: %+v", d)
 	}
 }

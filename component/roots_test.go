@@ -12,6 +12,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // TestGoplsAdditionalDirectories: a session's additionalDirectories are
@@ -218,5 +219,58 @@ func TestGlobStarsBounded(t *testing.T) {
 	}
 	if _, err := s.glob(t.Context(), "**/d/**/d/**/y.go"); err != nil {
 		t.Errorf("3 **: %v", err)
+	}
+}
+
+func TestWorkspaceIsolation(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	fb.set("textDocument/hover", `null`)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.go"), []byte("package secret\n"), 0o644)
+	if err := os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(s.Root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Root, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"../secret.go", "../../etc/passwd", filepath.Join(outside, "secret.go"), "/etc/passwd", "link.go", "dir/secret.go"} {
+		for _, action := range []string{"hover", "diagnostics", "rename", "format"} {
+			text, isErr := callTool(t, cs, map[string]any{"action": action, "file": file, "line": 1, "symbol": "package", "new_name": "x", "apply": true})
+			if !isErr || !strings.Contains(text, "outside the workspace") {
+				t.Errorf("%s %s: not refused: %s", action, file, text)
+			}
+		}
+	}
+	// Targets outside: a move's new path, a glob climbing out.
+	os.WriteFile(filepath.Join(s.Root, "util.go"), []byte("package main\n"), 0o644)
+	fb.set("workspace/willRenameFiles", "null")
+	for _, args := range []map[string]any{
+		{"action": "rename_file", "file": "util.go", "new_name": "../util.go", "apply": true},
+		{"action": "rename_file", "file": "util.go", "new_name": filepath.Join(outside, "util.go"), "apply": true},
+		{"action": "rename_file", "file": "util.go", "new_name": "dir/util.go", "apply": true},
+		{"action": "diagnostics", "file": "../*.go"},
+		{"action": "diagnostics", "file": filepath.Join(outside, "*.go")},
+		{"action": "symbols", "file": "link.go"},
+		{"action": "request", "file": "../x.go", "method": "textDocument/hover"},
+	} {
+		text, isErr := callTool(t, cs, args)
+		if !isErr || !strings.Contains(text, "outside the workspace") && !strings.Contains(text, "turned off") {
+			t.Errorf("%v: not refused: %s", args, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.Root, "util.go")); err != nil {
+		t.Errorf("util.go moved: %v", err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the folder outside changed: %v", entries)
+	}
+	// A rename whose edit points outside is refused as a whole.
+	fb.set("textDocument/rename", fmt.Sprintf(`{"changes":{%q:[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":7}},"newText":"x"}]}}`, edit.URIFromPath(filepath.Join(outside, "secret.go"))))
+	text, isErr := callTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "x", "apply": true})
+	if !isErr {
+		t.Errorf("rename touching a file outside applied: %s", text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.go")); string(b) != "package secret\n" {
+		t.Errorf("file outside changed: %q", b)
 	}
 }
