@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
@@ -29,7 +30,9 @@ func TestZeroConfigIsTheConfiguredDefault(t *testing.T) {
 	}{
 		{"tool.output_budget", got.Budget, def.Tool.OutputBudget},
 		{"tool.page_size", got.PageSize, def.Tool.PageSize},
-		{"diagnostics.wait_budget", got.DiagnosticsWait, def.Diagnostics.WaitBudget},
+		// diagnostics.wait_budget: a zero wait is sent as "the backend's
+		// default"; lsp's TestZeroConfigIsTheConfiguredDefault pins it.
+		{"diagnostics.wait_budget (sent as the backend's default)", got.DiagnosticsWait, time.Duration(0)},
 		{"diagnostics.cache_files", got.CacheFiles, def.Diagnostics.CacheFiles},
 		{"diagnostics.per_file", got.CachePerFile, def.Diagnostics.PerFile},
 		{"diagnostics.injection_budget", got.InjectBudget, def.Diagnostics.InjectionBudget},
