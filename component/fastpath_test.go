@@ -497,3 +497,23 @@ func BenchmarkEncodeResponse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseFast is the fast path's reading of a tools/call body, a
+// hover's and one whose arguments are long (an edit's new text).
+func BenchmarkParseFast(b *testing.B) {
+	for name, args := range map[string]string{
+		"hover":     `{"action":"hover","file":"main.go","line":5,"symbol":"add"}`,
+		"edit-8KiB": `{"action":"rename","file":"main.go","line":5,"symbol":"add","new_name":"` + strings.Repeat(`sum \"x\" `, 900) + `"}`,
+	} {
+		body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"lsp","arguments":` + args + `,"_meta":{"progressToken":"p1"}}}`)
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := parseFast(body); !ok {
+					b.Fatal("refused")
+				}
+			}
+		})
+	}
+}
