@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // The HTTP fast path answers the one request an agent sends over and over,
@@ -285,31 +287,31 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 func parseFast(body []byte) (fastRequest, bool) {
 	var req fastRequest
 	// Bytes that are not UTF-8 are the SDK's to judge, and so is nesting
-	// its decoder refuses (encoding/json reads ten times deeper).
-	if !json.Valid(body) || !utf8.Valid(body) || deeperThan(body, sdkMaxDepth) {
+	// its decoder refuses (the scan reads ten times deeper).
+	if !utf8.Valid(body) {
 		return req, false
 	}
-	top, ok := fields(body, "jsonrpc", "id", "method", "params")
-	if !ok || string(top["jsonrpc"]) != `"2.0"` {
+	top, err := proxy.StrictFields(body, "jsonrpc", "id", "method", "params")
+	if err != nil || proxy.DeeperThan(body, sdkMaxDepth) || string(top[0]) != `"2.0"` {
 		return req, false
 	}
-	switch string(top["method"]) {
+	switch string(top[2]) {
 	case `"tools/call"`:
 		req.method = "tools/call"
 		var ok bool
-		if req.id, ok = rpcID(top["id"]); !ok {
+		if req.id, ok = rpcID(top[1]); !ok {
 			return req, false
 		}
-		params, ok := fields(top["params"], "name", "arguments", "_meta")
-		if !ok || string(params["name"]) != `"lsp"` {
+		params, err := proxy.StrictFields(top[3], "name", "arguments", "_meta")
+		if err != nil || string(params[0]) != `"lsp"` {
 			return req, false
 		}
-		if meta, present := params["_meta"]; present {
-			if _, ok := fields(meta, "progressToken"); !ok {
+		if meta := params[2]; meta != nil {
+			if _, err := proxy.StrictFields(meta, "progressToken"); err != nil {
 				return req, false
 			}
 		}
-		req.args = params["arguments"]
+		req.args = params[1]
 		return req, true
 	}
 	return req, false
@@ -341,29 +343,6 @@ func (c *Tool) cancelFast(next mcp.MethodHandler) mcp.MethodHandler {
 // payload), before any tool runs.
 const sdkMaxDepth = 1000
 
-// deeperThan reports whether valid JSON nests objects and arrays more than
-// limit levels deep, counted as the SDK counts them.
-func deeperThan(b []byte, limit int) bool {
-	depth := 0
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case '{', '[':
-			if depth++; depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
-}
-
 // rpcID reads a JSON-RPC id as the SDK does: a number becomes an int64
 // (truncated), a string stays a string; anything else is refused.
 func rpcID(raw json.RawMessage) (any, bool) {
@@ -383,93 +362,6 @@ func idValue(v any) (any, bool) {
 		return v, true
 	}
 	return nil, false
-}
-
-// fields splits a JSON object into its members, refusing anything that is
-// not an object, a key outside allowed, a key with an escape, a repeated
-// key or trailing data. raw must be valid JSON (parseFast checks the whole
-// body once), so the scan only finds where values end.
-func fields(raw []byte, allowed ...string) (map[string]json.RawMessage, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, false
-	}
-	out := make(map[string]json.RawMessage, len(allowed))
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] != '}' {
-		if raw[i] != '"' {
-			return nil, false
-		}
-		end := bytes.IndexByte(raw[i+1:], '"')
-		if end < 0 {
-			return nil, false
-		}
-		key := raw[i+1 : i+1+end]
-		if bytes.IndexByte(key, '\\') >= 0 || !slices.Contains(allowed, string(key)) {
-			return nil, false
-		}
-		if _, dup := out[string(key)]; dup {
-			return nil, false
-		}
-		i = skipSpace(raw, i+2+end)
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		start := skipSpace(raw, i+1)
-		i = valueEnd(raw, start)
-		out[string(key)] = raw[start:i]
-		i = skipSpace(raw, i)
-		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
-	}
-	if i >= len(raw) || skipSpace(raw, i+1) != len(raw) {
-		return nil, false
-	}
-	return out, true
-}
-
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns the index just after the JSON value starting at i in
-// valid JSON.
-func valueEnd(b []byte, i int) int {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-			if depth == 0 {
-				return i + 1
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-			if depth < 0 {
-				return i // the end of the enclosing object
-			}
-		case ',', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
 }
 
 // encodeResponse encodes the JSON-RPC response carrying res as the SDK

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -113,6 +114,21 @@ func GetPath(obj []byte, path ...string) (value json.RawMessage, ok bool) {
 // (the last duplicate wins, as in encoding/json). It fails when obj is not
 // one valid JSON object.
 func Fields(obj []byte, keys ...string) ([]json.RawMessage, error) {
+	return fields(obj, keys, false)
+}
+
+// StrictFields is Fields for a reader that must take obj as any JSON
+// decoder would, whatever that decoder does with escaped or repeated keys
+// (the HTTP fast path answers only what the MCP SDK reads the same way):
+// it also fails when a key of obj is not spelled exactly as one of keys
+// (an escape in it, another case) or comes twice. Bytes that are not
+// UTF-8, which decoders read differently, are the caller's to refuse.
+func StrictFields(obj []byte, keys ...string) ([]json.RawMessage, error) {
+	return fields(obj, keys, true)
+}
+
+// fields is Fields, or StrictFields when strict.
+func fields(obj []byte, keys []string, strict bool) ([]json.RawMessage, error) {
 	s := scanner{b: obj}
 	s.ws()
 	if !s.eat('{') {
@@ -137,9 +153,20 @@ func Fields(obj []byte, keys ...string) ([]json.RawMessage, error) {
 			if err := s.value(0); err != nil {
 				return nil, err
 			}
-			for i, k := range keys {
-				if keyIs(kq, k) {
-					out[i] = obj[vs:s.i:s.i]
+			if strict {
+				i := slices.Index(keys, string(kq))
+				if i < 0 {
+					return nil, &ParseError{ks, "unexpected key"}
+				}
+				if out[i] != nil {
+					return nil, &ParseError{ks, "repeated key"}
+				}
+				out[i] = obj[vs:s.i:s.i]
+			} else {
+				for i, k := range keys {
+					if keyIs(kq, k) {
+						out[i] = obj[vs:s.i:s.i]
+					}
 				}
 			}
 			s.ws()
@@ -170,6 +197,29 @@ func keyIs(kq []byte, k string) bool {
 	}
 	u, err := unquote(append(append([]byte{'"'}, kq...), '"'))
 	return err == nil && u == k
+}
+
+// DeeperThan reports whether the valid JSON b nests objects and arrays
+// more than limit levels deep (b itself, an object, is one level). A
+// decoder stricter about nesting than the scan (maxDepth) refuses such a
+// text.
+func DeeperThan(b []byte, limit int) bool {
+	depth := 0
+	for i := 0; i < len(b); {
+		switch b[i] {
+		case '"':
+			i, _ = skipStr(b, i) // past the string, brackets in it and all
+			continue
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+		i++
+	}
+	return false
 }
 
 // SetPath returns a copy of the JSON object obj with the value at path set
