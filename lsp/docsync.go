@@ -17,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/internal/regfile"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -561,7 +562,7 @@ func parseSave(raw json.RawMessage) saveKind {
 func (p *proc) renamed(ctx context.Context, oldPath, newPath string) error {
 	p.closeDoc(oldPath)
 	if !present(p.caps.Workspace.FileOperations.DidRename) {
-		return p.diskChanged([]fileEvent{{path: oldPath, typ: changeDeleted}, {path: newPath, typ: changeCreated}}, false)
+		return p.diskChanged([]filewatch.Event{{Path: oldPath, Op: changeDeleted}, {Path: newPath, Op: changeCreated}}, false)
 	}
 	raw, err := renameParams(oldPath, newPath)
 	if err != nil {

@@ -7,15 +7,17 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
-// File change types of workspace/didChangeWatchedFiles, and the watch
-// kinds (a bit mask) a server's FileSystemWatcher asks for.
+// File change types of workspace/didChangeWatchedFiles (the watcher
+// numbers its events as LSP does), and the watch kinds (a bit mask) a
+// server's FileSystemWatcher asks for.
 const (
-	changeCreated = 1
-	changeChanged = 2
-	changeDeleted = 3
+	changeCreated = filewatch.Created
+	changeChanged = filewatch.Changed
+	changeDeleted = filewatch.Deleted
 
 	watchCreate = 1
 	watchChange = 2
@@ -39,7 +41,7 @@ type fileWatcher struct {
 // base holds it, or that holds the base: a folder moved away takes files
 // the pattern matches with it, and the server is the one to know which. A
 // watcher without a pattern (re nil) wants everything.
-func (w fileWatcher) wants(path, root string, typ int, dir bool) bool {
+func (w fileWatcher) wants(path, root string, typ filewatch.Op, dir bool) bool {
 	if w.kind&(1<<(typ-1)) == 0 {
 		return false
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -81,7 +82,7 @@ type proc struct {
 	watchCache map[string][]fileWatcher
 	// backlog holds changes on disk seen before the server registered
 	// file watchers (keepBacklog); hadWatchers ends the keeping.
-	backlog     []fileEvent
+	backlog     []filewatch.Event
 	backlogLost bool
 	hadWatchers bool
 	// bases says, per watcher base, whether the workspace watch skips

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,27 +12,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
-// fileEvent is one change seen on disk, coalesced per path since the last
-// drain.
-type fileEvent struct {
-	path string
-	typ  int // changeCreated, changeChanged or changeDeleted
-	dir  bool
-	// absent: the path did not exist before its first change coalesced
-	// here, so if it exists after the last one it is new to the server.
-	absent bool
-}
-
 // DefaultMaxWatchedDirs is Options.MaxWatchedDirs's default.
-const DefaultMaxWatchedDirs = 10000
-
-// maxPendingEvents bounds the distinct paths kept between two drains; a
-// burst beyond it (a checkout of another branch, say) is reported as lost
-// events rather than held in memory.
-const maxPendingEvents = 20000
+const DefaultMaxWatchedDirs = filewatch.DefaultMaxDirs
 
 // WatchStatus says how far file changes made behind the client's back
 // (by the agent's shell, a build, git) are seen.
@@ -49,103 +33,16 @@ type WatchStatus struct {
 	Note string `json:"note,omitempty"`
 }
 
-// diskWatcher reports changes under workspace roots. All methods are safe
-// for concurrent use. Events are coalesced per path and returned by drain
-// in the order each path first changed; drain returns every change whose
-// system call returned before drain was called.
-type diskWatcher interface {
-	// add watches root and every folder below it (up to the limit,
-	// skipping heavy folders such as .git and node_modules).
-	add(root string)
-	// drain returns and forgets the changes seen so far; lost reports
-	// that some were dropped (the queue overflowed).
-	drain() (events []fileEvent, lost bool)
-	status() WatchStatus
-	close() error
-}
-
-// eventQueue coalesces the changes seen between two drains, one entry
-// per path, bounded by max distinct paths. The caller locks.
-type eventQueue struct {
-	events []fileEvent
-	index  map[string]int
-	max    int
-	lost   bool
-}
-
-func (q *eventQueue) record(path string, typ int, dir bool) {
-	q.add(fileEvent{path: path, typ: typ, dir: dir, absent: typ == changeCreated})
-}
-
-// add records e, coalesced with the earlier changes to its path: what the
-// server knew is the state before the first of them, what it must hear
-// the state after the last. A file created, deleted and created again is
-// still created (not changed: a watcher of creations only wants it); one
-// deleted and created again was replaced, so changed.
-func (q *eventQueue) add(e fileEvent) {
-	if i, ok := q.index[e.path]; ok {
-		typ := e.typ
-		switch {
-		case typ == changeDeleted: // gone now, whatever it was
-		case q.events[i].absent:
-			typ = changeCreated // still new to whoever hears of it
-		default:
-			typ = changeChanged // it existed before, and does now
-		}
-		q.events[i].typ, q.events[i].dir = typ, e.dir
-		return
-	}
-	if len(q.events) >= q.max {
-		q.lost = true
-		return
-	}
-	if q.index == nil {
-		q.index = map[string]int{}
-	}
-	q.index[e.path] = len(q.events)
-	q.events = append(q.events, e)
-}
-
-func (q *eventQueue) take() ([]fileEvent, bool) {
-	evs, lost := q.events, q.lost
-	q.events, q.lost = nil, false
-	clear(q.index)
-	return evs, lost
-}
-
-// ignoredDirs are folders never watched: version control data, package
-// and build caches, virtual environments. Watching them costs a watch per
-// folder (node_modules alone can hold tens of thousands) and tells a
-// language server nothing it acts on.
-var ignoredDirs = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true,
-	"node_modules": true, ".cache": true, "__pycache__": true, ".venv": true,
-	".tox": true, ".nox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
-	".gradle": true, ".idea": true, ".next": true, ".nuxt": true, ".direnv": true,
-	".zig-cache": true, "zig-cache": true, ".terraform": true, ".dart_tool": true,
-}
-
-// skipDir reports whether the folder dir (named name) is not watched:
-// named in ignoredDirs, or tagged as a cache with CACHEDIR.TAG (Cargo's
-// target folder, among others, carries one).
-func skipDir(dir, name string) bool {
-	if ignoredDirs[name] {
-		return true
-	}
-	_, err := os.Lstat(filepath.Join(dir, "CACHEDIR.TAG"))
-	return err == nil
-}
-
 // watchSet is a Manager's watcher, made when the first server starts.
 // mu serialises drains with the delivery of their events, so a request
 // that follows another finds the changes before it already told.
 type watchSet struct {
 	mu     sync.Mutex
-	w      diskWatcher
+	w      filewatch.Watcher
 	closed bool
 	// held are changes seen while no server ran but one was starting,
 	// for when it runs; heldLost, that some were dropped.
-	held     []fileEvent
+	held     []filewatch.Event
 	heldLost bool
 	// note is why watching fell back or lost events; it joins the
 	// watcher's own note in status.
@@ -153,15 +50,6 @@ type watchSet struct {
 	// told is closed when the goroutine telling changes as they are
 	// seen has ended (nil: none runs).
 	told chan struct{}
-}
-
-// waker is a diskWatcher that signals when a change worth telling at once
-// was seen: a file written and closed, moved or deleted (not a write in
-// progress, whose half-written text would reach the server). The channel
-// has a buffer of one, so signals coalesce, and is closed when the
-// watcher is.
-type waker interface {
-	wakes() <-chan struct{}
 }
 
 // watchRoot watches a workspace root for changes; it runs before a
@@ -179,20 +67,20 @@ func (m *Manager) watchRoot(root string) {
 		return
 	}
 	if ws.w == nil {
-		w, err := newDiskWatcher(m.opts.MaxWatchedDirs)
+		w, err := filewatch.New(m.opts.MaxWatchedDirs)
 		if err != nil {
 			ws.note = err.Error()
 			m.log.Warn("file watching degraded", "err", err)
 		}
 		ws.w = w
-		if wk, ok := w.(waker); ok && !m.opts.TellAtRequest {
+		if wake := w.Wake(); wake != nil && !m.opts.TellAtRequest {
 			ws.told = make(chan struct{})
-			go m.tellChanges(wk.wakes(), ws.told)
+			go m.tellChanges(wake, ws.told)
 		}
 	}
 	w := ws.w
 	ws.mu.Unlock()
-	w.add(root)
+	w.Add(root)
 }
 
 // tellChanges tells the running servers about changes on disk as the
@@ -219,7 +107,7 @@ func (m *Manager) WatchStatus() WatchStatus {
 		}
 		return WatchStatus{Mode: "pending"} // it starts with the first server
 	}
-	st := ws.w.status()
+	st := WatchStatus(ws.w.Status())
 	switch {
 	case st.Note == "":
 		st.Note = ws.note
@@ -241,19 +129,19 @@ func (m *Manager) syncDisk(paths ...string) error {
 	if ws.closed {
 		return nil
 	}
-	var evs []fileEvent
+	var evs []filewatch.Event
 	lost := false
 	if ws.w != nil {
-		evs, lost = ws.w.drain()
+		evs, lost = ws.w.Drain()
 	}
 	if len(ws.held) > 0 || ws.heldLost {
 		evs, lost = append(ws.held, evs...), lost || ws.heldLost
 		ws.held, ws.heldLost = nil, false
 	}
 	if len(paths) > 0 || len(evs) > 1 {
-		q := eventQueue{max: math.MaxInt}
+		q := filewatch.Queue{Max: math.MaxInt}
 		for _, e := range evs {
-			q.add(e)
+			q.Add(e)
 		}
 		for _, path := range paths {
 			abs, err := filepath.Abs(path)
@@ -264,9 +152,9 @@ func (m *Manager) syncDisk(paths ...string) error {
 			if _, err := os.Lstat(abs); errors.Is(err, fs.ErrNotExist) {
 				typ = changeDeleted
 			}
-			q.record(abs, typ, false)
+			q.Record(abs, typ, false)
 		}
-		evs, _ = q.take()
+		evs, _ = q.Take()
 	}
 	procs := m.running()
 	if len(procs) == 0 {
@@ -275,7 +163,7 @@ func (m *Manager) syncDisk(paths ...string) error {
 		// the changes are held for when it runs.
 		if m.anyStarting() && (len(evs) > 0 || lost) {
 			ws.held, ws.heldLost = evs, lost
-			if len(ws.held) > maxPendingEvents {
+			if len(ws.held) > filewatch.MaxEvents {
 				ws.held, ws.heldLost = nil, true
 			}
 		}
@@ -283,7 +171,7 @@ func (m *Manager) syncDisk(paths ...string) error {
 	}
 	if lost {
 		ws.note = fmt.Sprintf("file watching lost events at %s (more than %d files changed at once); servers were told of the rest and open files were resent, but a server may keep an outdated copy of a file nobody asked about: restart it if its answers look out of date",
-			m.now().UTC().Format(time.TimeOnly), maxPendingEvents)
+			m.now().UTC().Format(time.TimeOnly), filewatch.MaxEvents)
 		m.log.Warn("file watching lost events")
 	}
 	var errs []error
@@ -293,11 +181,11 @@ func (m *Manager) syncDisk(paths ...string) error {
 		if back, blost, ok := p.takeBacklog(); ok {
 			// Changes seen before the server registered its watchers go
 			// first, merged with the new ones.
-			q := eventQueue{max: math.MaxInt}
+			q := filewatch.Queue{Max: math.MaxInt}
 			for _, e := range append(back, evs...) {
-				q.add(e)
+				q.Add(e)
 			}
-			pevs, _ = q.take()
+			pevs, _ = q.Take()
 			plost = plost || blost
 		}
 		if len(pevs) > 0 || plost {
@@ -316,14 +204,14 @@ const maxBacklog = 5000
 // workspace, seconds into a large one, and a change made meanwhile to a
 // file it already read would otherwise never reach it. A server that
 // never registers holds at most maxBacklog changes.
-func (p *proc) keepBacklog(evs []fileEvent) {
+func (p *proc) keepBacklog(evs []filewatch.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.hadWatchers {
 		return
 	}
 	for _, e := range evs {
-		if !edit.Within(p.srv.ceiling, e.path) {
+		if !edit.Within(p.srv.ceiling, e.Path) {
 			continue
 		}
 		if len(p.backlog) >= maxBacklog {
@@ -336,7 +224,7 @@ func (p *proc) keepBacklog(evs []fileEvent) {
 
 // takeBacklog returns the kept changes once the server has registered
 // file watchers (ok false before, or with nothing kept).
-func (p *proc) takeBacklog() (evs []fileEvent, lost, ok bool) {
+func (p *proc) takeBacklog() (evs []filewatch.Event, lost, ok bool) {
 	p.mu.Lock()
 	kept := len(p.backlog) > 0 || p.backlogLost
 	p.mu.Unlock()
@@ -356,7 +244,7 @@ func (m *Manager) closeWatch() {
 	ws.mu.Lock()
 	ws.closed = true
 	if ws.w != nil {
-		_ = ws.w.close() // closes the wake channel
+		_ = ws.w.Close() // closes the wake channel
 	}
 	told := ws.told
 	ws.mu.Unlock()
@@ -388,7 +276,7 @@ func (m *Manager) closeWatch() {
 // diagnostics the rest would change (gopls did, after a rename touching
 // two files, also when the two changes reached acp-lsp in two batches).
 // A single changed open document is thus sent once, and never again.
-func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
+func (p *proc) diskChanged(evs []filewatch.Event, lost bool) error {
 	s := p.srv
 	watchers := p.fileWatchers()
 	if len(watchers) == 0 {
@@ -402,13 +290,13 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 	)
 	untold := lost
 	for _, e := range evs {
-		if !edit.Within(s.ceiling, e.path) {
+		if !edit.Within(s.ceiling, e.Path) {
 			continue
 		}
 		open := false
-		if !e.dir {
+		if !e.Dir {
 			p.mu.Lock()
-			if d := p.docs[e.path]; d != nil {
+			if d := p.docs[e.Path]; d != nil {
 				open = true
 				// It changed: the resync compares the text, as its size
 				// and mtime may be the same (a copy that kept the mtime).
@@ -416,28 +304,28 @@ func (p *proc) diskChanged(evs []fileEvent, lost bool) error {
 			}
 			p.mu.Unlock()
 			switch {
-			case open && e.typ == changeDeleted:
-				p.closeDoc(e.path)
+			case open && e.Op == changeDeleted:
+				p.closeDoc(e.Path)
 				open = false // closed: the server reads the disk now
 			case open:
-				changed = append(changed, e.path)
+				changed = append(changed, e.Path)
 			}
 		}
 		tell := false
 		for _, w := range watchers {
-			if w.wants(e.path, s.root, e.typ, e.dir) {
+			if w.wants(e.Path, s.root, e.Op, e.Dir) {
 				tell = true
 				break
 			}
 		}
 		switch {
 		case tell && open:
-			held[e.path] = fileChange{URI: edit.URIFromPath(e.path), Type: e.typ}
+			held[e.Path] = fileChange{URI: edit.URIFromPath(e.Path), Type: int(e.Op)}
 		case tell:
-			changes = append(changes, fileChange{URI: edit.URIFromPath(e.path), Type: e.typ})
-		case !open && !e.dir && s.cfg.Serves(e.path):
+			changes = append(changes, fileChange{URI: edit.URIFromPath(e.Path), Type: int(e.Op)})
+		case !open && !e.Dir && s.cfg.Serves(e.Path):
 			untold = true
-		case e.dir:
+		case e.Dir:
 			// A folder moved away comes as one event, none for its
 			// files, which may have been of the server's languages.
 			untold = true
@@ -513,32 +401,6 @@ func (m *Manager) syncDiskQuiet() {
 	}
 }
 
-// parseInotify walks a buffer of struct inotify_event records (wd int32,
-// mask uint32, cookie uint32, len uint32, then len bytes of NUL-padded
-// name), calling fn for each; it stops with an error at a record that
-// does not fit in the buffer.
-func parseInotify(b []byte, fn func(wd int32, mask uint32, name string)) error {
-	const header = 16
-	for len(b) > 0 {
-		if len(b) < header {
-			return fmt.Errorf("inotify: %d stray bytes", len(b))
-		}
-		wd := int32(binary.NativeEndian.Uint32(b[0:]))
-		mask := binary.NativeEndian.Uint32(b[4:])
-		n := binary.NativeEndian.Uint32(b[12:])
-		if uint64(n) > uint64(len(b)-header) {
-			return fmt.Errorf("inotify: name of %d bytes in a record of %d", n, len(b)-header)
-		}
-		name := b[header : header+int(n)]
-		for len(name) > 0 && name[len(name)-1] == 0 {
-			name = name[:len(name)-1]
-		}
-		fn(wd, mask, string(name))
-		b = b[header+int(n):]
-	}
-	return nil
-}
-
 // WatchCoverage says how file watching would cover root with at most
 // maxDirs folders (negative: off): the mode, the folders watched and what
 // is left out. It keeps no watch.
@@ -549,10 +411,10 @@ func WatchCoverage(root string, maxDirs int) WatchStatus {
 	if maxDirs == 0 {
 		maxDirs = DefaultMaxWatchedDirs
 	}
-	w, err := newDiskWatcher(maxDirs)
-	defer w.close()
-	w.add(root)
-	st := w.status()
+	w, err := filewatch.New(maxDirs)
+	defer w.Close()
+	w.Add(root)
+	st := WatchStatus(w.Status())
 	if err != nil {
 		st.Note = strings.TrimPrefix(st.Note+"; "+err.Error(), "; ")
 	}
@@ -587,7 +449,7 @@ func (m *Manager) watchBasesLocked(p *proc) {
 		return
 	}
 	for _, base := range p.skippedBases(m) {
-		w.add(base)
+		w.Add(base)
 	}
 }
 
@@ -609,7 +471,7 @@ func (p *proc) skippedBases(m *Manager) []string {
 			roots := slices.Clone(m.roots)
 			m.mu.Unlock()
 			for _, r := range roots {
-				if edit.Within(r, fw.base) && skippedBetween(r, fw.base) {
+				if edit.Within(r, fw.base) && filewatch.Skips(r, fw.base) {
 					skipped = true
 					break
 				}
@@ -623,38 +485,6 @@ func (p *proc) skippedBases(m *Manager) []string {
 		}
 		if skipped && !slices.Contains(out, fw.base) {
 			out = append(out, fw.base)
-		}
-	}
-	return out
-}
-
-// skippedBetween reports whether a folder on the way down from root to
-// dir (dir included, root not) is one the watch skips.
-func skippedBetween(root, dir string) bool {
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == "." {
-		return false
-	}
-	cur := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		if skipDir(cur, part) {
-			return true
-		}
-	}
-	return false
-}
-
-// venvSitePackages returns the site-packages folders of dir when it is a
-// Python virtual environment (it holds pyvenv.cfg).
-func venvSitePackages(dir string) []string {
-	if _, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err != nil {
-		return nil
-	}
-	out, _ := filepath.Glob(filepath.Join(dir, "lib", "python*", "site-packages"))
-	if win := filepath.Join(dir, "Lib", "site-packages"); !slices.Contains(out, win) {
-		if fi, err := os.Stat(win); err == nil && fi.IsDir() {
-			out = append(out, win)
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
@@ -16,42 +17,42 @@ import (
 // A file that existed, deleted and made again, is Changed.
 func TestWatcherCoalesceRecreated(t *testing.T) {
 	for _, c := range []struct {
-		seq  []int
-		want int
+		seq  []filewatch.Op
+		want filewatch.Op
 	}{
-		{[]int{changeCreated, changeDeleted, changeCreated}, changeCreated},
-		{[]int{changeCreated, changeDeleted, changeCreated, changeChanged}, changeCreated},
-		{[]int{changeChanged, changeDeleted, changeCreated}, changeChanged},
-		{[]int{changeDeleted, changeCreated, changeDeleted, changeCreated}, changeChanged},
-		{[]int{changeCreated, changeDeleted}, changeDeleted},
+		{[]filewatch.Op{changeCreated, changeDeleted, changeCreated}, changeCreated},
+		{[]filewatch.Op{changeCreated, changeDeleted, changeCreated, changeChanged}, changeCreated},
+		{[]filewatch.Op{changeChanged, changeDeleted, changeCreated}, changeChanged},
+		{[]filewatch.Op{changeDeleted, changeCreated, changeDeleted, changeCreated}, changeChanged},
+		{[]filewatch.Op{changeCreated, changeDeleted}, changeDeleted},
 	} {
-		q := eventQueue{max: 10}
+		q := filewatch.Queue{Max: 10}
 		for _, typ := range c.seq {
-			q.record("x", typ, false)
+			q.Record("x", typ, false)
 		}
-		if evs, _ := q.take(); len(evs) != 1 || evs[0].typ != c.want {
+		if evs, _ := q.Take(); len(evs) != 1 || evs[0].Op != c.want {
 			t.Errorf("%v: %+v, want type %d", c.seq, evs, c.want)
 		}
 	}
 	// The same through inotify: made, removed and made again between two
 	// drains.
 	root := realWorkspace(t, map[string]string{"a.go": "package a\n"})
-	w, err := newDiskWatcher(100)
+	w, err := filewatch.New(100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.close()
-	w.add(root)
+	defer w.Close()
+	w.Add(root)
 	p := filepath.Join(root, "b.go")
 	mustWrite(t, p, "package a\n")
 	must(t, os.Remove(p))
 	mustWrite(t, p, "package a\n// again\n")
-	evs, _ := w.drain()
+	evs, _ := w.Drain()
 	if got := eventNames(root, evs, false); !slices.Equal(got, []string{"created b.go"}) {
 		t.Fatalf("events %q, want [created b.go]", got)
 	}
 	ws, err := parseWatchers(json.RawMessage(`{"watchers":[{"globPattern":"**/*.go","kind":1}]}`))
-	if err != nil || len(ws) != 1 || !ws[0].wants(evs[0].path, root, evs[0].typ, evs[0].dir) {
+	if err != nil || len(ws) != 1 || !ws[0].wants(evs[0].Path, root, evs[0].Op, evs[0].Dir) {
 		t.Fatalf("a creations-only watcher (%v) does not want %+v", err, evs[0])
 	}
 }
@@ -100,4 +101,25 @@ func TestWatcherFolderHoldingBase(t *testing.T) {
 			t.Errorf("folder %s deleted: wanted %v, want %v", c.path, got, c.want)
 		}
 	}
+}
+
+// eventNames renders events as "created sub/x.go" relative to root,
+// sorted; folder events get a trailing slash. files drops folder events
+// (the scan reports files only).
+func eventNames(root string, evs []filewatch.Event, files bool) []string {
+	names := map[filewatch.Op]string{changeCreated: "created", changeChanged: "changed", changeDeleted: "deleted"}
+	var out []string
+	for _, e := range evs {
+		if files && e.Dir {
+			continue
+		}
+		rel, _ := filepath.Rel(root, e.Path)
+		rel = filepath.ToSlash(rel)
+		if e.Dir {
+			rel += "/"
+		}
+		out = append(out, names[e.Op]+" "+rel)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -4,51 +4,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/filewatch"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
-
-// watcherKinds are the implementations under test: the platform's own
-// (inotify on Linux) and the scan every platform can fall back to.
-func watcherKinds(t *testing.T) map[string]func(max int) diskWatcher {
-	return map[string]func(int) diskWatcher{
-		"platform": func(max int) diskWatcher {
-			w, err := newDiskWatcher(max)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return w
-		},
-		"scan": func(max int) diskWatcher { return newScanWatcher(max) },
-	}
-}
-
-// eventNames renders events as "created sub/x.go" relative to root,
-// sorted; folder events get a trailing slash. files drops folder events
-// (the scan reports files only).
-func eventNames(root string, evs []fileEvent, files bool) []string {
-	names := map[int]string{changeCreated: "created", changeChanged: "changed", changeDeleted: "deleted"}
-	var out []string
-	for _, e := range evs {
-		if files && e.dir {
-			continue
-		}
-		rel, _ := filepath.Rel(root, e.path)
-		rel = filepath.ToSlash(rel)
-		if e.dir {
-			rel += "/"
-		}
-		out = append(out, names[e.typ]+" "+rel)
-	}
-	slices.Sort(out)
-	return out
-}
 
 func mustWrite(t *testing.T, path, text string) {
 	t.Helper()
@@ -64,199 +28,6 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// TestWatcher: each change made on disk is reported by the next drain,
-// with no wait in between (the watcher must see what a write that
-// returned did), coalesced per path; heavy folders are not watched.
-func TestWatcher(t *testing.T) {
-	for _, c := range []struct {
-		name   string
-		change func(t *testing.T, root string)
-		want   []string
-		// kernel, when set, is what the kernel watcher reports instead
-		// (it reports folders deleted or moved away as such; the scan
-		// reports files only).
-		kernel []string
-	}{
-		{"modify", func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "a.go"), "package a // changed\n") },
-			[]string{"changed a.go"}, nil},
-		{"create", func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "new.go"), "package a\n") },
-			[]string{"created new.go"}, nil},
-		{"create then modify", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, "new.go"), "package a\n")
-			mustWrite(t, filepath.Join(root, "new.go"), "package a // more\n")
-		}, []string{"created new.go"}, nil},
-		{"delete", func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, "sub", "b.go"))) },
-			[]string{"deleted sub/b.go"}, nil},
-		{"rename", func(t *testing.T, root string) {
-			must(t, os.Rename(filepath.Join(root, "a.go"), filepath.Join(root, "sub", "moved.go")))
-		}, []string{"created sub/moved.go", "deleted a.go"}, nil},
-		{"new subfolders", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, "n1", "n2", "c.go"), "package n2\n")
-		}, []string{"created n1/n2/c.go"}, nil},
-		{"folder moved away", func(t *testing.T, root string) {
-			must(t, os.Rename(filepath.Join(root, "sub"), filepath.Join(filepath.Dir(root), filepath.Base(root)+"-away")))
-		}, []string{"deleted sub/b.go"}, []string{"deleted sub/"}},
-		{"folder deleted", func(t *testing.T, root string) { must(t, os.RemoveAll(filepath.Join(root, "sub"))) },
-			[]string{"deleted sub/b.go"}, []string{"deleted sub/", "deleted sub/b.go"}},
-		{"package installed in a virtual environment", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "pkg", "__init__.py"), "VALUE = 1\n")
-			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "old", "deep", "x.py"), "x = 2\n")
-		}, nil, []string{"created .venv/lib/python3.11/site-packages/pkg/__init__.py"}},
-		{"ignored folders", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, ".git", "index"), "x")
-			mustWrite(t, filepath.Join(root, "node_modules", "pkg", "i.js"), "x")
-			mustWrite(t, filepath.Join(root, "target", "debug", "x.rs"), "x")
-			mustWrite(t, filepath.Join(root, "fresh", "node_modules", "p", "i.js"), "x")
-		}, nil, nil},
-	} {
-		for kind, make := range watcherKinds(t) {
-			t.Run(c.name+"/"+kind, func(t *testing.T) {
-				root := realWorkspace(t, map[string]string{
-					"a.go": "package a\n", "sub/b.go": "package sub\n",
-					".git/HEAD": "ref\n", "node_modules/pkg/index.js": "x\n",
-					"target/CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n",
-					".venv/pyvenv.cfg":    "home = /usr/bin\n", ".venv/lib/python3.11/site-packages/old/deep/x.py": "x = 1\n",
-				})
-				w := make(100)
-				defer w.close()
-				w.add(root)
-				if evs, lost := w.drain(); len(evs) != 0 || lost {
-					t.Fatalf("events before any change: %v lost %v", eventNames(root, evs, false), lost)
-				}
-				c.change(t, root)
-				evs, lost := w.drain()
-				want, files := c.want, true
-				if kind == "platform" && runtime.GOOS == "linux" {
-					files = false
-					if c.kernel != nil {
-						want = c.kernel
-					}
-				}
-				if got := eventNames(root, evs, files); lost || !slices.Equal(got, want) {
-					t.Fatalf("events %q lost %v, want %q", got, lost, want)
-				}
-				if evs, _ := w.drain(); len(evs) != 0 {
-					t.Fatalf("a second drain repeated %q", eventNames(root, evs, false))
-				}
-				if st := w.status(); st.Note != "" {
-					t.Fatalf("note %q with the folders under the limit", st.Note)
-				}
-			})
-		}
-	}
-}
-
-// TestWatcherMovedFolder: a folder moved within the workspace is watched
-// under its new name: a later write there is reported with the new path.
-func TestWatcherMovedFolder(t *testing.T) {
-	for kind, make := range watcherKinds(t) {
-		t.Run(kind, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{"sub/deep/b.go": "package deep\n"})
-			w := make(100)
-			defer w.close()
-			w.add(root)
-			must(t, os.Rename(filepath.Join(root, "sub"), filepath.Join(root, "moved")))
-			w.drain()
-			mustWrite(t, filepath.Join(root, "moved", "deep", "b.go"), "package deep // changed\n")
-			evs, _ := w.drain()
-			if got := eventNames(root, evs, true); !slices.Equal(got, []string{"changed moved/deep/b.go"}) {
-				t.Fatalf("events %q after a write in the moved folder", got)
-			}
-		})
-	}
-}
-
-// TestWatcherLimit: past its folder limit the watcher says which folders
-// it does not cover, and still reports changes in those it does.
-func TestWatcherLimit(t *testing.T) {
-	for kind, make := range watcherKinds(t) {
-		t.Run(kind, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{"a.go": "package a\n", "p/b.go": "package p\n", "q/c.go": "package q\n", "r/d.go": "package r\n"})
-			w := make(2)
-			defer w.close()
-			w.add(root)
-			st := w.status()
-			if st.Dirs != 2 || !strings.Contains(st.Note, "limit of 2 folders") || !strings.Contains(st.Note, "local.watch_max_dirs") {
-				t.Fatalf("status %+v, want 2 folders and a note on the limit", st)
-			}
-			mustWrite(t, filepath.Join(root, "a.go"), "package a // changed\n")
-			evs, _ := w.drain()
-			if got := eventNames(root, evs, true); !slices.Equal(got, []string{"changed a.go"}) {
-				t.Fatalf("events %q, want the root's change", got)
-			}
-		})
-	}
-}
-
-// TestWatcherBurst: more distinct changes than the queue holds are
-// reported as lost, never silently dropped.
-func TestWatcherBurst(t *testing.T) {
-	q := eventQueue{max: 3}
-	for _, p := range []string{"a", "b", "a", "c", "d"} {
-		q.record(p, changeChanged, false)
-	}
-	evs, lost := q.take()
-	if len(evs) != 3 || !lost {
-		t.Fatalf("%d events, lost %v; want 3 and lost", len(evs), lost)
-	}
-	if evs, lost := q.take(); len(evs) != 0 || lost {
-		t.Fatalf("after take: %d events, lost %v", len(evs), lost)
-	}
-}
-
-// TestWatcherCoalesce: changes to one path between drains reduce to what
-// a server needs to hear.
-func TestWatcherCoalesce(t *testing.T) {
-	for _, c := range []struct {
-		seq  []int
-		want int
-	}{
-		{[]int{changeCreated, changeChanged}, changeCreated},
-		{[]int{changeChanged, changeDeleted}, changeDeleted},
-		{[]int{changeDeleted, changeCreated}, changeChanged},
-		{[]int{changeCreated, changeDeleted}, changeDeleted},
-		{[]int{changeChanged, changeChanged}, changeChanged},
-	} {
-		q := eventQueue{max: 10}
-		for _, typ := range c.seq {
-			q.record("x", typ, false)
-		}
-		if evs, _ := q.take(); len(evs) != 1 || evs[0].typ != c.want {
-			t.Errorf("%v: %+v, want type %d", c.seq, evs, c.want)
-		}
-	}
-}
-
-// TestWatcherNoFDLeak: a closed watcher leaves no descriptor open (and,
-// by TestMain's goleak, no goroutine).
-func TestWatcherNoFDLeak(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("counts /proc/self/fd")
-	}
-	root := realWorkspace(t, map[string]string{"a.go": "package a\n"})
-	count := func() int {
-		entries, err := os.ReadDir("/proc/self/fd")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(entries)
-	}
-	before := count()
-	for range 20 {
-		w, err := newDiskWatcher(100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.add(root)
-		mustWrite(t, filepath.Join(root, "a.go"), "package a\n")
-		w.drain()
-		must(t, w.close())
-	}
-	if after := count(); after > before {
-		t.Fatalf("%d descriptors open after 20 watchers were closed, %d before", after, before)
 	}
 }
 
@@ -319,7 +90,7 @@ func TestParseWatchers(t *testing.T) {
 	}
 	for _, c := range []struct {
 		path string
-		typ  int
+		typ  filewatch.Op
 		dir  bool
 		want bool
 	}{
@@ -404,22 +175,6 @@ func FuzzParseWatchers(f *testing.F) {
 				w.wants(path, "/w", typ, true)
 			}
 		}
-	})
-}
-
-// FuzzParseInotify: a buffer of any bytes is walked without reading past
-// its end.
-func FuzzParseInotify(f *testing.F) {
-	f.Add([]byte{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 'a', '.', 'g', 0})
-	f.Add([]byte{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n := 0
-		_ = parseInotify(b, func(wd int32, mask uint32, name string) {
-			n += 16 + len(name)
-			if n > len(b) {
-				t.Fatalf("record past the buffer's end")
-			}
-		})
 	})
 }
 
@@ -566,14 +321,15 @@ func TestShellEditOneOpenFile(t *testing.T) {
 // lostWatcher reports lost events once, as inotify's queue overflow does.
 type lostWatcher struct{ lost bool }
 
-func (w *lostWatcher) add(string) {}
-func (w *lostWatcher) drain() ([]fileEvent, bool) {
+func (w *lostWatcher) Add(string) {}
+func (w *lostWatcher) Drain() ([]filewatch.Event, bool) {
 	lost := w.lost
 	w.lost = false
 	return nil, lost
 }
-func (w *lostWatcher) status() WatchStatus { return WatchStatus{Mode: "test"} }
-func (w *lostWatcher) close() error        { return nil }
+func (w *lostWatcher) Wake() <-chan struct{}    { return nil }
+func (w *lostWatcher) Status() filewatch.Status { return filewatch.Status{Mode: "test"} }
+func (w *lostWatcher) Close() error             { return nil }
 
 // TestWatcherLostEvents: when the watcher lost events (a burst beyond its
 // queue), every open document is resent before its next diagnostics and
@@ -583,7 +339,7 @@ func TestWatcherLostEvents(t *testing.T) {
 	e := newFaultEnv(t, watcherScript, nil)
 	e.wantHover()
 	e.m.watch.mu.Lock()
-	must(t, e.m.watch.w.close())
+	must(t, e.m.watch.w.Close())
 	e.m.watch.w = &lostWatcher{lost: true}
 	e.m.watch.mu.Unlock()
 	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})

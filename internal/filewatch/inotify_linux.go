@@ -1,4 +1,4 @@
-package lsp
+package filewatch
 
 import (
 	"errors"
@@ -17,12 +17,14 @@ import (
 const inotifyMask = syscall.IN_CREATE | syscall.IN_DELETE | syscall.IN_MODIFY | syscall.IN_CLOSE_WRITE |
 	syscall.IN_MOVED_FROM | syscall.IN_MOVED_TO | syscall.IN_ONLYDIR | syscall.IN_DONT_FOLLOW | syscall.IN_EXCL_UNLINK
 
-// newDiskWatcher returns the platform's watcher: inotify on Linux, the
-// scan where inotify cannot be had (no fd left, or no kernel support).
-func newDiskWatcher(maxDirs int) (diskWatcher, error) {
+// New returns the platform's watcher, watching at most maxDirs folders:
+// inotify on Linux. Where inotify cannot be had (no descriptor left, or
+// no kernel support) it returns the scan, which works, with an error
+// saying why, for the caller to report.
+func New(maxDirs int) (Watcher, error) {
 	w, err := newInotify(maxDirs)
 	if err != nil {
-		return newScanWatcher(maxDirs), fmt.Errorf("watch files: inotify unavailable (%w); comparing file times at each request instead", err)
+		return NewScan(maxDirs), fmt.Errorf("watch files: inotify unavailable (%w); comparing file times at each request instead", err)
 	}
 	return w, nil
 }
@@ -48,10 +50,10 @@ type inotifyWatcher struct {
 	max        int
 	wds        map[int32]string // watch → folder
 	dirs       map[string]int32 // folder → watch
-	q          eventQueue
+	q          Queue
 	note       string
 	buf        []byte
-	wake       chan struct{} // see waker; closed by run as it ends
+	wake       chan struct{} // see Watcher.Wake; closed by run as it ends
 	wakeClosed bool
 }
 
@@ -68,7 +70,7 @@ func newInotify(maxDirs int) (*inotifyWatcher, error) {
 		return nil, fmt.Errorf("inotify: %w", err)
 	}
 	w := &inotifyWatcher{f: f, rc: rc, fd: fd, done: make(chan struct{}), max: maxDirs,
-		wds: map[int32]string{}, dirs: map[string]int32{}, q: eventQueue{max: maxPendingEvents},
+		wds: map[int32]string{}, dirs: map[string]int32{}, q: Queue{Max: MaxEvents},
 		buf: make([]byte, 64<<10), wake: make(chan struct{}, 1)}
 	go w.run()
 	return w, nil
@@ -96,7 +98,8 @@ func (w *inotifyWatcher) run() {
 	}
 }
 
-func (w *inotifyWatcher) add(root string) {
+// Add watches root's tree, once.
+func (w *inotifyWatcher) Add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -108,25 +111,30 @@ func (w *inotifyWatcher) add(root string) {
 	w.addTreeLocked(root, false)
 }
 
-func (w *inotifyWatcher) wakes() <-chan struct{} { return w.wake }
+// Wake returns the channel run closes as it ends.
+func (w *inotifyWatcher) Wake() <-chan struct{} { return w.wake }
 
-func (w *inotifyWatcher) drain() ([]fileEvent, bool) {
+// Drain reads what the kernel queued, without blocking, then takes the
+// queue: every write that returned before is in it.
+func (w *inotifyWatcher) Drain() ([]Event, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, false
 	}
 	_ = w.rc.Control(func(fd uintptr) { w.readLocked(int(fd)) })
-	return w.q.take()
+	return w.q.Take()
 }
 
-func (w *inotifyWatcher) status() WatchStatus {
+// Status reports the folders watched and what the limits left out.
+func (w *inotifyWatcher) Status() Status {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return WatchStatus{Mode: "inotify", Dirs: len(w.dirs), Note: w.note}
+	return Status{Mode: "inotify", Dirs: len(w.dirs), Note: w.note}
 }
 
-func (w *inotifyWatcher) close() error {
+// Close closes the descriptor, which ends run, and waits for it.
+func (w *inotifyWatcher) Close() error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -187,7 +195,7 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 			w.addTreeLocked(path, true)
 			return
 		}
-		w.q.record(path, changeCreated, false)
+		w.q.Record(path, Created, false)
 	case mask&(syscall.IN_DELETE|syscall.IN_MOVED_FROM) != 0:
 		if isDir {
 			if _, watched := w.dirs[path]; !watched && ignoredDirs[name] {
@@ -195,9 +203,9 @@ func (w *inotifyWatcher) eventLocked(wd int32, mask uint32, name string) {
 			}
 			w.removeTreeLocked(path)
 		}
-		w.q.record(path, changeDeleted, isDir)
+		w.q.Record(path, Deleted, isDir)
 	case mask&(syscall.IN_MODIFY|syscall.IN_CLOSE_WRITE) != 0 && !isDir:
-		w.q.record(path, changeChanged, false)
+		w.q.Record(path, Changed, false)
 	}
 }
 
@@ -259,7 +267,7 @@ func (w *inotifyWatcher) addTreeLocked(root string, report bool) {
 				}
 				queue = append(queue, entry{dir: path})
 			case report:
-				w.q.record(path, changeCreated, false)
+				w.q.Record(path, Created, false)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package lsp
+package filewatch
 
 import (
 	"fmt"
@@ -30,15 +30,18 @@ type fileStamp struct {
 	mtime time.Time
 }
 
-func newScanWatcher(maxDirs int) *scanWatcher {
+// NewScan returns the scan, watching at most maxDirs folders: every
+// platform's fallback, and a reference for the others in tests.
+func NewScan(maxDirs int) Watcher {
 	return &scanWatcher{max: maxDirs, files: map[string]fileStamp{}}
 }
 
-func (w *scanWatcher) add(root string) {
+// Add takes root's picture, unless a root already walked covers it.
+func (w *scanWatcher) Add(root string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, r := range w.roots {
-		if edit.Within(r, root) && !skippedBetween(r, root) {
+		if edit.Within(r, root) && !Skips(r, root) {
 			return // its walk covers it
 		}
 	}
@@ -46,25 +49,31 @@ func (w *scanWatcher) add(root string) {
 	w.scanLocked(nil)
 }
 
-func (w *scanWatcher) drain() ([]fileEvent, bool) {
+// Drain walks the roots and reports what differs from the last walk.
+func (w *scanWatcher) Drain() ([]Event, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	q := eventQueue{max: maxPendingEvents}
+	q := Queue{Max: MaxEvents}
 	w.scanLocked(&q)
-	return q.take()
+	return q.Take()
 }
 
-func (w *scanWatcher) status() WatchStatus {
+// Status reports the folders the last walk covered.
+func (w *scanWatcher) Status() Status {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return WatchStatus{Mode: "scan", Dirs: w.dirs, Note: w.note}
+	return Status{Mode: "scan", Dirs: w.dirs, Note: w.note}
 }
 
-func (w *scanWatcher) close() error { return nil }
+// Wake returns nil: the scan learns of changes only in Drain.
+func (w *scanWatcher) Wake() <-chan struct{} { return nil }
+
+// Close has nothing to release.
+func (w *scanWatcher) Close() error { return nil }
 
 // scanLocked walks the roots and records differences with the last walk
 // in q (nil: only take the new picture).
-func (w *scanWatcher) scanLocked(q *eventQueue) {
+func (w *scanWatcher) scanLocked(q *Queue) {
 	seen := make(map[string]fileStamp, len(w.files))
 	dirs := 0
 	w.note = ""
@@ -98,9 +107,9 @@ func (w *scanWatcher) scanLocked(q *eventQueue) {
 			}
 			switch old, ok := w.files[path]; {
 			case !ok:
-				q.record(path, changeCreated, false)
+				q.Record(path, Created, false)
 			case old.size != st.size || !old.mtime.Equal(st.mtime):
-				q.record(path, changeChanged, false)
+				q.Record(path, Changed, false)
 			}
 			return nil
 		})
@@ -109,7 +118,7 @@ func (w *scanWatcher) scanLocked(q *eventQueue) {
 		for path := range w.files {
 			if _, ok := seen[path]; !ok {
 				if _, err := os.Lstat(path); err != nil {
-					q.record(path, changeDeleted, false)
+					q.Record(path, Deleted, false)
 				}
 			}
 		}

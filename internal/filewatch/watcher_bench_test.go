@@ -1,4 +1,4 @@
-package lsp
+package filewatch
 
 import (
 	"fmt"
@@ -30,15 +30,15 @@ func benchTree(b *testing.B, dirs int) string {
 // one file written since the last drain.
 func BenchmarkWatcherDrain(b *testing.B) {
 	root := benchTree(b, 1000)
-	for kind, make := range map[string]func() diskWatcher{
-		"platform": func() diskWatcher {
-			w, err := newDiskWatcher(DefaultMaxWatchedDirs)
+	for kind, make := range map[string]func() Watcher{
+		"platform": func() Watcher {
+			w, err := New(DefaultMaxDirs)
 			if err != nil {
 				b.Fatal(err)
 			}
 			return w
 		},
-		"scan": func() diskWatcher { return newScanWatcher(DefaultMaxWatchedDirs) },
+		"scan": func() Watcher { return NewScan(DefaultMaxDirs) },
 	} {
 		for _, write := range []bool{false, true} {
 			name := kind + "/idle"
@@ -47,8 +47,8 @@ func BenchmarkWatcherDrain(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				w := make()
-				defer w.close()
-				w.add(root)
+				defer w.Close()
+				w.Add(root)
 				file := filepath.Join(root, "d00", "e0000", "f0.go")
 				for b.Loop() {
 					if write {
@@ -58,7 +58,7 @@ func BenchmarkWatcherDrain(b *testing.B) {
 						}
 						b.StartTimer()
 					}
-					evs, _ := w.drain()
+					evs, _ := w.Drain()
 					if write && len(evs) != 1 {
 						b.Fatalf("%d events after one write", len(evs))
 					}
@@ -73,14 +73,14 @@ func BenchmarkWatcherDrain(b *testing.B) {
 func BenchmarkWatcherAdd(b *testing.B) {
 	root := benchTree(b, 1000)
 	for b.Loop() {
-		w, err := newDiskWatcher(DefaultMaxWatchedDirs)
+		w, err := New(DefaultMaxDirs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		w.add(root)
-		if st := w.status(); st.Dirs != 1051 {
+		w.Add(root)
+		if st := w.Status(); st.Dirs != 1051 {
 			b.Fatalf("%d folders watched, want 1051", st.Dirs)
 		}
-		w.close()
+		w.Close()
 	}
 }
