@@ -55,16 +55,9 @@ func (c *configCmd) Run(_ context.Context, io Stdio, args []string) error {
 		}
 		return nil
 	}
-	if len(args) > 1 {
-		return UsageErrorf("want at most one folder, got %d arguments", len(args))
-	}
-	dir := "."
-	if len(args) == 1 {
-		dir = args[0]
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := folderArg(args)
 	if err != nil {
-		return UsageErrorf("%v", err)
+		return err
 	}
 	loaded, err := c.flags.Load(abs)
 	if err != nil {
@@ -81,4 +74,21 @@ func (c *configCmd) Run(_ context.Context, io Stdio, args []string) error {
 	fmt.Fprintf(io.Out, "# project file: %s (%s)\n\n", loaded.ProjectFile, loaded.ProjectTrust)
 	fmt.Fprint(io.Out, loaded.Format())
 	return nil
+}
+
+// folderArg is the absolute path of a command's optional folder argument
+// (the working folder when there is none), or a usage error.
+func folderArg(args []string) (string, error) {
+	if len(args) > 1 {
+		return "", UsageErrorf("want at most one folder, got %d arguments", len(args))
+	}
+	dir := "."
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", UsageErrorf("%v", err)
+	}
+	return abs, nil
 }

@@ -68,16 +68,9 @@ func (c *trustCmd) Run(_ context.Context, io Stdio, args []string) error {
 		}
 		return listTrusted(io, store)
 	}
-	if len(args) > 1 {
-		return UsageErrorf("want at most one folder, got %d arguments", len(args))
-	}
-	dir := "."
-	if len(args) == 1 {
-		dir = args[0]
-	}
-	abs, err := filepath.Abs(dir)
+	abs, err := folderArg(args)
 	if err != nil {
-		return UsageErrorf("%v", err)
+		return err
 	}
 	file := filepath.Join(abs, config.ProjectFileName)
 	if c.revoke {
