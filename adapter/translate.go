@@ -9,12 +9,16 @@ import (
 	"strings"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // This file converts between the two families of docs/protocol.md: the
 // reference methods (1-based line and character, snake_case) editors and
 // reference agents speak, and LSP-native JSON (0-based, UTF-16, camelCase)
-// the component and local servers speak. Character offsets count UTF-16
+// the component and local servers speak, in the module's one spelling of
+// it (lsp/position, lsp/edit, lsp/wire). Character offsets count UTF-16
 // code units in both; only the base differs.
 
 // nativeToReference maps LSP methods to the reference method an editor may
@@ -38,66 +42,11 @@ var referenceToNative = map[string]string{
 	lspext.CodeActions:     "textDocument/codeAction",
 }
 
-// Native (LSP) shapes.
-type nPos struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type nRange struct {
-	Start nPos `json:"start"`
-	End   nPos `json:"end"`
-}
-
-type nLocation struct {
-	URI   string `json:"uri"`
-	Range nRange `json:"range"`
-}
-
-type nDiagnostic struct {
-	Range    nRange          `json:"range"`
-	Severity int             `json:"severity,omitempty"`
-	Code     json.RawMessage `json:"code,omitempty"`
-	Source   string          `json:"source,omitempty"`
-	Message  string          `json:"message"`
-}
-
-type nTextEdit struct {
-	Range   nRange `json:"range"`
-	NewText string `json:"newText"`
-}
-
-type nWorkspaceEdit struct {
-	Changes map[string][]nTextEdit `json:"changes"`
-}
-
-type nCodeAction struct {
-	Title       string          `json:"title"`
-	Kind        string          `json:"kind,omitempty"`
-	IsPreferred bool            `json:"isPreferred,omitempty"`
-	Diagnostics []nDiagnostic   `json:"diagnostics,omitempty"`
-	Edit        *nWorkspaceEdit `json:"edit,omitempty"`
-}
-
-type nDocumentSymbol struct {
-	Name           string            `json:"name"`
-	Kind           int               `json:"kind"`
-	Range          nRange            `json:"range"`
-	SelectionRange nRange            `json:"selectionRange"`
-	Children       []nDocumentSymbol `json:"children,omitempty"`
-}
-
-type nSymbolInformation struct {
-	Name     string    `json:"name"`
-	Kind     int       `json:"kind"`
-	Location nLocation `json:"location"`
-}
-
 // Base conversions. A 1-based coordinate of 0 is invalid; it is read as
 // the first line or character rather than rejected, as editors that
 // mix conventions would otherwise lose whole answers.
-func toNativePos(p lspext.Position) nPos {
-	n := nPos{Line: p.Line, Character: p.Character}
+func toNativePos(p lspext.Position) position.Position {
+	n := position.Position{Line: p.Line, Character: p.Character}
 	if n.Line > 0 {
 		n.Line--
 	}
@@ -107,7 +56,7 @@ func toNativePos(p lspext.Position) nPos {
 	return n
 }
 
-func toRefPos(p nPos) lspext.Position {
+func toRefPos(p position.Position) lspext.Position {
 	r := lspext.Position{Line: p.Line, Character: p.Character}
 	if r.Line < 1<<32-1 {
 		r.Line++
@@ -118,11 +67,11 @@ func toRefPos(p nPos) lspext.Position {
 	return r
 }
 
-func toNativeRange(r lspext.Range) nRange {
-	return nRange{toNativePos(r.Start), toNativePos(r.End)}
+func toNativeRange(r lspext.Range) position.Range {
+	return position.Range{Start: toNativePos(r.Start), End: toNativePos(r.End)}
 }
 
-func toRefRange(r nRange) lspext.Range {
+func toRefRange(r position.Range) lspext.Range {
 	return lspext.Range{Start: toRefPos(r.Start), End: toRefPos(r.End)}
 }
 
@@ -164,13 +113,13 @@ type nativePositionParams struct {
 	TextDocument struct {
 		URI string `json:"uri"`
 	} `json:"textDocument"`
-	Position nPos `json:"position"`
+	Position position.Position `json:"position"`
 	Context  struct {
-		IncludeDeclaration *bool         `json:"includeDeclaration"`
-		Diagnostics        []nDiagnostic `json:"diagnostics"`
+		IncludeDeclaration *bool             `json:"includeDeclaration"`
+		Diagnostics        []wire.Diagnostic `json:"diagnostics"`
 	} `json:"context"`
-	Range nRange `json:"range"`
-	Query string `json:"query"`
+	Range position.Range `json:"range"`
+	Query string         `json:"query"`
 }
 
 // referenceParams builds the params of reference method ref from the
@@ -235,7 +184,7 @@ func nativeResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 				Kind  string `json:"kind"`
 				Value string `json:"value"`
 			} `json:"contents"`
-			Range *nRange `json:"range,omitempty"`
+			Range *position.Range `json:"range,omitempty"`
 		}{}
 		out.Contents.Kind, out.Contents.Value = "markdown", text
 		if h.Range != nil {
@@ -248,12 +197,12 @@ func nativeResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]nLocation, 0, len(locs))
+		out := make([]wire.Location, 0, len(locs))
 		for _, l := range locs {
 			if l.URI == "" {
 				return nil, errors.New("location without uri")
 			}
-			out = append(out, nLocation{URI: l.URI, Range: toNativeRange(l.Range)})
+			out = append(out, wire.Location{URI: l.URI, Range: toNativeRange(l.Range)})
 		}
 		return marshal(out)
 	case lspext.Diagnostics:
@@ -273,9 +222,9 @@ func nativeResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]nSymbolInformation, 0, len(syms))
+		out := make([]wire.SymbolInformation, 0, len(syms))
 		for _, s := range syms {
-			out = append(out, nSymbolInformation{Name: s.Name, Kind: s.Kind, Location: nLocation{URI: s.Location.URI, Range: toNativeRange(s.Location.Range)}})
+			out = append(out, wire.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: wire.Location{URI: s.Location.URI, Range: toNativeRange(s.Location.Range)}})
 		}
 		return marshal(out)
 	case lspext.CodeActions:
@@ -283,24 +232,27 @@ func nativeResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := make([]nCodeAction, 0, len(acts))
+		out := make([]wire.CodeAction, 0, len(acts))
 		for _, a := range acts {
-			n := nCodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.IsPreferred || a.IsPreferredCamel}
+			n := wire.CodeAction{Title: a.Title, Kind: a.Kind, IsPreferred: a.IsPreferred || a.IsPreferredCamel}
 			for _, d := range a.Diagnostics {
 				n.Diagnostics = append(n.Diagnostics, nativeDiagnostic(d))
 			}
 			if a.Edit != nil {
-				n.Edit = &nWorkspaceEdit{Changes: map[string][]nTextEdit{}}
+				we := edit.WorkspaceEdit{Changes: map[string][]edit.TextEdit{}}
 				for uri, edits := range a.Edit.Changes {
-					list := make([]nTextEdit, 0, len(edits))
+					list := make([]edit.TextEdit, 0, len(edits))
 					for _, e := range edits {
 						text := e.NewText
 						if text == "" {
 							text = e.NewTextCamel
 						}
-						list = append(list, nTextEdit{Range: toNativeRange(e.Range), NewText: text})
+						list = append(list, edit.TextEdit{Range: toNativeRange(e.Range), NewText: text})
 					}
-					n.Edit.Changes[uri] = list
+					we.Changes[uri] = list
+				}
+				if n.Edit, err = json.Marshal(we); err != nil {
+					return nil, err
 				}
 			}
 			out = append(out, n)
@@ -341,8 +293,8 @@ type refCodeAction struct {
 // maxSymbolDepth bounds symbol nesting taken from outside input.
 const maxSymbolDepth = 64
 
-func nativeSymbols(syms []refDocumentSymbol, depth int) []nDocumentSymbol {
-	out := make([]nDocumentSymbol, 0, len(syms))
+func nativeSymbols(syms []refDocumentSymbol, depth int) []wire.DocumentSymbol {
+	out := make([]wire.DocumentSymbol, 0, len(syms))
 	for _, s := range syms {
 		sel := s.Range
 		if s.SelectionRange != nil {
@@ -350,7 +302,7 @@ func nativeSymbols(syms []refDocumentSymbol, depth int) []nDocumentSymbol {
 		} else if s.SelectionRangeCamel != nil {
 			sel = *s.SelectionRangeCamel
 		}
-		n := nDocumentSymbol{Name: s.Name, Kind: s.Kind, Range: toNativeRange(s.Range), SelectionRange: toNativeRange(sel)}
+		n := wire.DocumentSymbol{Name: s.Name, Kind: s.Kind, Range: toNativeRange(s.Range), SelectionRange: toNativeRange(sel)}
 		if len(s.Children) > 0 && depth < maxSymbolDepth {
 			n.Children = nativeSymbols(s.Children, depth+1)
 		}
@@ -359,20 +311,20 @@ func nativeSymbols(syms []refDocumentSymbol, depth int) []nDocumentSymbol {
 	return out
 }
 
-func nativeDiagnostics(raw json.RawMessage) ([]nDiagnostic, error) {
+func nativeDiagnostics(raw json.RawMessage) ([]wire.Diagnostic, error) {
 	diags, err := decodeList[lspext.Diagnostic](raw)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]nDiagnostic, 0, len(diags))
+	out := make([]wire.Diagnostic, 0, len(diags))
 	for _, d := range diags {
 		out = append(out, nativeDiagnostic(d))
 	}
 	return out, nil
 }
 
-func nativeDiagnostic(d lspext.Diagnostic) nDiagnostic {
-	n := nDiagnostic{Range: toNativeRange(d.Range), Source: d.Source, Message: d.Message, Code: d.Code}
+func nativeDiagnostic(d lspext.Diagnostic) wire.Diagnostic {
+	n := wire.Diagnostic{Range: toNativeRange(d.Range), Source: d.Source, Message: d.Message, Code: d.Code}
 	if d.Severity >= 1 && d.Severity <= 4 {
 		n.Severity = d.Severity
 	}
@@ -476,7 +428,7 @@ func nativeCall(ref string, raw json.RawMessage) (localCall, error) {
 	case lspext.WorkspaceSymbol:
 		params = map[string]string{"query": p.Query}
 	case lspext.CodeActions:
-		diags := make([]nDiagnostic, 0, len(p.Diagnostics))
+		diags := make([]wire.Diagnostic, 0, len(p.Diagnostics))
 		for _, d := range p.Diagnostics {
 			diags = append(diags, nativeDiagnostic(d))
 		}
@@ -501,7 +453,7 @@ func referenceResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		}
 		var h struct {
 			Contents json.RawMessage `json:"contents"`
-			Range    *nRange         `json:"range"`
+			Range    *position.Range `json:"range"`
 		}
 		if err := json.Unmarshal(raw, &h); err != nil {
 			return nil, err
@@ -517,16 +469,12 @@ func referenceResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		}
 		return marshal(out)
 	case lspext.Definition, lspext.References:
-		links, err := decodeList[locationOrLink](raw)
+		locs, err := wire.ParseLocations(raw)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]lspext.Location, 0, len(links))
-		for _, l := range links {
-			if l.TargetURI != "" && l.TargetSelectionRange != nil {
-				out = append(out, lspext.Location{URI: l.TargetURI, Range: toRefRange(*l.TargetSelectionRange)})
-				continue
-			}
+		out := make([]lspext.Location, 0, len(locs))
+		for _, l := range locs {
 			out = append(out, lspext.Location{URI: l.URI, Range: toRefRange(l.Range)})
 		}
 		return marshal(out)
@@ -540,41 +488,30 @@ func referenceResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		out := make([]lspext.DocumentSymbol, 0, len(syms))
 		for _, s := range syms {
 			var v struct {
-				Name           string            `json:"name"`
-				Kind           int               `json:"kind"`
-				Range          *nRange           `json:"range"`
-				SelectionRange *nRange           `json:"selectionRange"`
-				Children       []nDocumentSymbol `json:"children"`
-				Location       *nLocation        `json:"location"`
+				wire.DocumentSymbol
+				// SelectionRange shadows the embedded one to tell a
+				// missing selection range (read as the range) from a
+				// zero one.
+				SelectionRange *position.Range `json:"selectionRange"`
 			}
 			if err := json.Unmarshal(s, &v); err != nil {
 				return nil, err
 			}
-			if v.Location != nil { // SymbolInformation: flat
-				r := toRefRange(v.Location.Range)
-				out = append(out, lspext.DocumentSymbol{Name: v.Name, Kind: v.Kind, Range: r, SelectionRange: r})
+			n := v.DocumentSymbol
+			if n.Location != nil { // SymbolInformation: flat
+				r := toRefRange(n.Location.Range)
+				out = append(out, lspext.DocumentSymbol{Name: n.Name, Kind: n.Kind, Range: r, SelectionRange: r})
 				continue
-			}
-			n := nDocumentSymbol{Name: v.Name, Kind: v.Kind, Children: v.Children}
-			if v.Range != nil {
-				n.Range = *v.Range
 			}
 			n.SelectionRange = n.Range
 			if v.SelectionRange != nil {
 				n.SelectionRange = *v.SelectionRange
 			}
-			out = append(out, refSymbols([]nDocumentSymbol{n}, 0)...)
+			out = append(out, refSymbols([]wire.DocumentSymbol{n}, 0)...)
 		}
 		return marshal(out)
 	case lspext.WorkspaceSymbol:
-		var syms []struct {
-			Name     string `json:"name"`
-			Kind     int    `json:"kind"`
-			Location struct {
-				URI   string  `json:"uri"`
-				Range *nRange `json:"range"`
-			} `json:"location"`
-		}
+		var syms []wire.SymbolInformation
 		if !isNull(raw) {
 			if err := json.Unmarshal(raw, &syms); err != nil {
 				return nil, err
@@ -582,21 +519,11 @@ func referenceResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 		}
 		out := make([]lspext.SymbolInformation, 0, len(syms))
 		for _, s := range syms {
-			var r nRange
-			if s.Location.Range != nil {
-				r = *s.Location.Range
-			}
-			out = append(out, lspext.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: lspext.Location{URI: s.Location.URI, Range: toRefRange(r)}})
+			out = append(out, lspext.SymbolInformation{Name: s.Name, Kind: s.Kind, Location: lspext.Location{URI: s.Location.URI, Range: toRefRange(s.Location.Range)}})
 		}
 		return marshal(out)
 	case lspext.CodeActions:
-		var acts []struct {
-			Title       string          `json:"title"`
-			Kind        string          `json:"kind"`
-			IsPreferred bool            `json:"isPreferred"`
-			Diagnostics []nDiagnostic   `json:"diagnostics"`
-			Edit        json.RawMessage `json:"edit"`
-		}
+		var acts []wire.CodeAction
 		if !isNull(raw) {
 			if err := json.Unmarshal(raw, &acts); err != nil {
 				return nil, err
@@ -622,15 +549,7 @@ func referenceResult(ref string, raw json.RawMessage) (json.RawMessage, error) {
 	return nil, fmt.Errorf("no reference form for %s", ref)
 }
 
-// locationOrLink reads a Location or a LocationLink.
-type locationOrLink struct {
-	URI                  string  `json:"uri"`
-	Range                nRange  `json:"range"`
-	TargetURI            string  `json:"targetUri"`
-	TargetSelectionRange *nRange `json:"targetSelectionRange"`
-}
-
-func refSymbols(syms []nDocumentSymbol, depth int) []lspext.DocumentSymbol {
+func refSymbols(syms []wire.DocumentSymbol, depth int) []lspext.DocumentSymbol {
 	out := make([]lspext.DocumentSymbol, 0, len(syms))
 	for _, s := range syms {
 		r := lspext.DocumentSymbol{Name: s.Name, Kind: s.Kind, Range: toRefRange(s.Range), SelectionRange: toRefRange(s.SelectionRange)}
@@ -644,7 +563,7 @@ func refSymbols(syms []nDocumentSymbol, depth int) []lspext.DocumentSymbol {
 
 // refDiagnostic converts an LSP diagnostic; a numeric code becomes a
 // string, as reference peers accept only strings.
-func refDiagnostic(d nDiagnostic) lspext.Diagnostic {
+func refDiagnostic(d wire.Diagnostic) lspext.Diagnostic {
 	r := lspext.Diagnostic{Range: toRefRange(d.Range), Severity: d.Severity, Source: d.Source, Message: d.Message}
 	if d.Severity < 1 || d.Severity > 4 {
 		r.Severity = 0
@@ -666,21 +585,12 @@ func refDiagnostic(d nDiagnostic) lspext.Diagnostic {
 // edits of documentChanges) to the reference's changes-only form. File
 // operations have no reference form and are an error rather than dropped.
 func refWorkspaceEdit(raw json.RawMessage) (*lspext.WorkspaceEdit, error) {
-	var we struct {
-		Changes         map[string][]nTextEdit `json:"changes"`
-		DocumentChanges []struct {
-			Kind         string `json:"kind"`
-			TextDocument struct {
-				URI string `json:"uri"`
-			} `json:"textDocument"`
-			Edits []nTextEdit `json:"edits"`
-		} `json:"documentChanges"`
-	}
-	if err := json.Unmarshal(raw, &we); err != nil {
+	we, err := edit.Parse(raw)
+	if err != nil {
 		return nil, err
 	}
 	out := &lspext.WorkspaceEdit{Changes: map[string][]lspext.TextEdit{}}
-	add := func(uri string, edits []nTextEdit) {
+	add := func(uri string, edits []edit.TextEdit) {
 		for _, e := range edits {
 			out.Changes[uri] = append(out.Changes[uri], lspext.TextEdit{Range: toRefRange(e.Range), NewText: e.NewText})
 		}
@@ -689,17 +599,17 @@ func refWorkspaceEdit(raw json.RawMessage) (*lspext.WorkspaceEdit, error) {
 		add(uri, edits)
 	}
 	for _, dc := range we.DocumentChanges {
-		if dc.Kind != "" {
-			return nil, fmt.Errorf("code action edit %ss a file, which the reference shape cannot express", dc.Kind)
+		if dc.TextDocumentEdit == nil {
+			return nil, fmt.Errorf("code action edit %ss a file, which the reference shape cannot express", dc.Kind())
 		}
-		add(dc.TextDocument.URI, dc.Edits)
+		add(dc.TextDocumentEdit.TextDocument.URI, dc.TextDocumentEdit.Edits)
 	}
 	return out, nil
 }
 
 // referenceDiagnostics converts native diagnostics to the reference shape.
 func referenceDiagnostics(raw json.RawMessage) ([]lspext.Diagnostic, error) {
-	var diags []nDiagnostic
+	var diags []wire.Diagnostic
 	if !isNull(raw) {
 		if err := json.Unmarshal(raw, &diags); err != nil {
 			return nil, err

@@ -158,6 +158,20 @@ func (c *DocumentChange) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("unknown document change kind %q", k.Kind)
 }
 
+// Kind returns the change's "kind" on the wire: "create", "rename" or
+// "delete", and "" for a TextDocumentEdit (or an empty change).
+func (c DocumentChange) Kind() string {
+	switch {
+	case c.CreateFile != nil:
+		return "create"
+	case c.RenameFile != nil:
+		return "rename"
+	case c.DeleteFile != nil:
+		return "delete"
+	}
+	return ""
+}
+
 // MarshalJSON encodes the set field with its "kind".
 func (c DocumentChange) MarshalJSON() ([]byte, error) {
 	switch {
@@ -167,17 +181,17 @@ func (c DocumentChange) MarshalJSON() ([]byte, error) {
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
 			*CreateFile
-		}{"create", c.CreateFile})
+		}{c.Kind(), c.CreateFile})
 	case c.RenameFile != nil:
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
 			*RenameFile
-		}{"rename", c.RenameFile})
+		}{c.Kind(), c.RenameFile})
 	case c.DeleteFile != nil:
 		return json.Marshal(struct {
 			Kind string `json:"kind"`
 			*DeleteFile
-		}{"delete", c.DeleteFile})
+		}{c.Kind(), c.DeleteFile})
 	}
 	return nil, errors.New("empty document change")
 }

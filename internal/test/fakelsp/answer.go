@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // answer computes the normal result of a request from the state at receipt.
@@ -25,7 +28,7 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		TextDocument struct {
 			URI string `json:"uri"`
 		} `json:"textDocument"`
-		Position position `json:"position"`
+		Position position.Position `json:"position"`
 	}
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return nil, CodeInvalidParams, "fakelsp: " + m.Method + ": " + err.Error()
@@ -84,7 +87,7 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 	default: // textDocument/diagnostic
 		items := diagnosticsFor(enc, d.text)
 		if indexing {
-			items = []diagnostic{}
+			items = []wire.Diagnostic{}
 		}
 		return map[string]any{"kind": "full", "resultId": strconv.Itoa(d.version), "items": items}, 0, ""
 	}

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 func TestMain(m *testing.M) {
@@ -121,10 +124,10 @@ func (c *testClient) shutdownExit(done <-chan error) {
 }
 
 type published struct {
-	URI         string          `json:"uri"`
-	Version     *int            `json:"version"`
-	Diagnostics []diagnostic    `json:"diagnostics"`
-	Raw         json.RawMessage `json:"-"`
+	URI         string            `json:"uri"`
+	Version     *int              `json:"version"`
+	Diagnostics []wire.Diagnostic `json:"diagnostics"`
+	Raw         json.RawMessage   `json:"-"`
 }
 
 func (c *testClient) publish() published {
@@ -176,14 +179,14 @@ func TestEncodings(t *testing.T) {
 					t.Fatalf("publish %+v", p)
 				}
 				d := p.Diagnostics[0]
-				if d.Message != DiagnosticMessage || d.Range.Start != (position{1, tc.col}) || d.Range.End != (position{1, tc.col + 5}) {
+				if d.Message != DiagnosticMessage || d.Range.Start != pos(1, tc.col) || d.Range.End != pos(1, tc.col+5) {
 					t.Fatalf("diagnostic %+v, want line 1 col %d", d, tc.col)
 				}
 				// Hover on the word ERROR at its reported column.
-				id := c.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{1, tc.col + 1}})
+				id := c.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(1, tc.col+1)})
 				var h struct {
 					Contents struct{ Value string } `json:"contents"`
-					Range    lspRange               `json:"range"`
+					Range    position.Range         `json:"range"`
 				}
 				json.Unmarshal(c.reply(id).Result, &h)
 				if h.Contents.Value != HoverPrefix+"ERROR" || h.Range != d.Range {
@@ -203,11 +206,11 @@ func TestAnswers(t *testing.T) {
 		c.open(uri, "package a\nfunc Foo() {}\nfunc Bar() { Foo() }\n", 1)
 		c.publish()
 		var locs []struct {
-			URI   string   `json:"uri"`
-			Range lspRange `json:"range"`
+			URI   string         `json:"uri"`
+			Range position.Range `json:"range"`
 		}
-		json.Unmarshal(c.reply(c.request("textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{2, 14}})).Result, &locs)
-		if len(locs) != 1 || locs[0].URI != uri || locs[0].Range != (lspRange{position{1, 5}, position{1, 8}}) {
+		json.Unmarshal(c.reply(c.request("textDocument/definition", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(2, 14)})).Result, &locs)
+		if len(locs) != 1 || locs[0].URI != uri || locs[0].Range != (position.Range{Start: pos(1, 5), End: pos(1, 8)}) {
 			t.Fatalf("definition %+v", locs)
 		}
 		var syms []struct{ Name string }
@@ -241,7 +244,7 @@ func TestAnswers(t *testing.T) {
 }
 
 func TestRequestFaults(t *testing.T) {
-	hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{0, 1}}
+	hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(0, 1)}
 	for _, tc := range []struct {
 		name string
 		b    Behavior
@@ -438,7 +441,7 @@ func TestPullOnly(t *testing.T) {
 		c.open(uri, "ERROR\nERROR\n", 1)
 		var r struct {
 			Kind  string
-			Items []diagnostic
+			Items []wire.Diagnostic
 		}
 		// No push: the next message is the pull's answer.
 		json.Unmarshal(c.reply(c.request("textDocument/diagnostic", map[string]any{"textDocument": map[string]any{"uri": uri}})).Result, &r)
@@ -510,7 +513,7 @@ func TestIndexing(t *testing.T) {
 					c.send(map[string]any{"jsonrpc": "2.0", "id": create.ID, "result": nil})
 				}
 				c.open(uri, "func Foo() {}\nERROR\n", 1) // not pushed while indexing
-				hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": position{0, 6}}
+				hover := map[string]any{"textDocument": map[string]any{"uri": uri}, "position": pos(0, 6)}
 				if m := c.reply(c.request("textDocument/hover", hover)); string(m.Result) != "null" {
 					t.Fatalf("hover while indexing: %s", m.Result)
 				}

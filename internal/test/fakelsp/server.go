@@ -26,6 +26,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // Errors Serve returns for the ways a session ends.
@@ -449,7 +452,7 @@ func (s *Server) flood(m wireMsg, b Behavior) error {
 			uri = "file:///fakelsp/flood"
 		}
 		s.mu.Lock()
-		var diags []diagnostic
+		var diags []wire.Diagnostic
 		version := 0
 		if d := s.docs[uri]; d != nil {
 			diags, version = diagnosticsFor(s.enc, d.text), d.version
@@ -474,9 +477,9 @@ func docURI(params json.RawMessage) string {
 	return p.TextDocument.URI
 }
 
-func (s *Server) publish(uri string, version int, diags []diagnostic) error {
+func (s *Server) publish(uri string, version int, diags []wire.Diagnostic) error {
 	if diags == nil {
-		diags = []diagnostic{}
+		diags = []wire.Diagnostic{}
 	}
 	p := map[string]any{"uri": uri, "diagnostics": diags}
 	if s.script.Publish != PublishUnversioned && version != 0 {
@@ -592,8 +595,8 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		var p struct {
 			TextDocument   textDocumentItem `json:"textDocument"`
 			ContentChanges []struct {
-				Range *lspRange `json:"range"`
-				Text  string    `json:"text"`
+				Range *position.Range `json:"range"`
+				Text  string          `json:"text"`
 			} `json:"contentChanges"`
 		}
 		if json.Unmarshal(m.Params, &p) != nil {

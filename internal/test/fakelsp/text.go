@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // DiagnosticMessage is the message of the diagnostic the server reports for
@@ -12,23 +15,6 @@ const DiagnosticMessage = "fakelsp: ERROR on this line"
 
 // HoverPrefix starts the hover text; the word under the cursor follows.
 const HoverPrefix = "fakelsp hover: "
-
-type position struct {
-	Line      int `json:"line"`
-	Character int `json:"character"`
-}
-
-type lspRange struct {
-	Start position `json:"start"`
-	End   position `json:"end"`
-}
-
-type diagnostic struct {
-	Range    lspRange `json:"range"`
-	Severity int      `json:"severity"`
-	Source   string   `json:"source"`
-	Message  string   `json:"message"`
-}
 
 type document struct {
 	uri     string
@@ -78,28 +64,34 @@ func byteIndex(enc, line string, col int) int {
 }
 
 // offset turns a position into a byte offset in text.
-func offset(enc, text string, p position) int {
+func offset(enc, text string, p position.Position) int {
 	lines := splitLines(text)
-	if p.Line >= len(lines) {
+	if int(p.Line) >= len(lines) {
 		return len(text)
 	}
 	off := 0
 	for _, l := range lines[:p.Line] {
 		off += len(l) + 1
 	}
-	return off + byteIndex(enc, lines[p.Line], p.Character)
+	return off + byteIndex(enc, lines[p.Line], int(p.Character))
 }
 
-func diagnosticsFor(enc, text string) []diagnostic {
-	out := []diagnostic{}
+// pos is the position at 0-based line and column col (in the encoding's
+// units).
+func pos(line, col int) position.Position {
+	return position.Position{Line: uint32(line), Character: uint32(col)}
+}
+
+func diagnosticsFor(enc, text string) []wire.Diagnostic {
+	out := []wire.Diagnostic{}
 	for i, line := range splitLines(text) {
 		b := strings.Index(line, "ERROR")
 		if b < 0 {
 			continue
 		}
 		start := units(enc, line[:b])
-		out = append(out, diagnostic{
-			Range:    lspRange{position{i, start}, position{i, start + len("ERROR")}},
+		out = append(out, wire.Diagnostic{
+			Range:    position.Range{Start: pos(i, start), End: pos(i, start+len("ERROR"))},
 			Severity: 1,
 			Source:   "fakelsp",
 			Message:  DiagnosticMessage,
@@ -111,13 +103,13 @@ func diagnosticsFor(enc, text string) []diagnostic {
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // wordAt returns the identifier at p and its range, or "" if none.
-func wordAt(enc, text string, p position) (string, lspRange) {
+func wordAt(enc, text string, p position.Position) (string, position.Range) {
 	lines := splitLines(text)
-	if p.Line < 0 || p.Line >= len(lines) {
-		return "", lspRange{}
+	if int(p.Line) >= len(lines) {
+		return "", position.Range{}
 	}
 	line := lines[p.Line]
-	i := byteIndex(enc, line, p.Character)
+	i := byteIndex(enc, line, int(p.Character))
 	start, end := i, i
 	for start > 0 {
 		r, n := utf8.DecodeLastRuneInString(line[:start])
@@ -134,16 +126,16 @@ func wordAt(enc, text string, p position) (string, lspRange) {
 		end += n
 	}
 	if start == end {
-		return "", lspRange{}
+		return "", position.Range{}
 	}
-	return line[start:end], lspRange{
-		position{p.Line, units(enc, line[:start])},
-		position{p.Line, units(enc, line[:end])},
+	return line[start:end], position.Range{
+		Start: pos(int(p.Line), units(enc, line[:start])),
+		End:   pos(int(p.Line), units(enc, line[:end])),
 	}
 }
 
 // funcDecl finds "func NAME" lines: the fake's notion of a declaration.
-func funcDecls(enc, text string) (names []string, ranges []lspRange, sel []lspRange) {
+func funcDecls(enc, text string) (names []string, ranges []position.Range, sel []position.Range) {
 	for i, line := range splitLines(text) {
 		rest, ok := strings.CutPrefix(line, "func ")
 		if !ok {
@@ -158,8 +150,8 @@ func funcDecls(enc, text string) (names []string, ranges []lspRange, sel []lspRa
 		}
 		b := len("func ")
 		names = append(names, rest[:end])
-		ranges = append(ranges, lspRange{position{i, 0}, position{i, units(enc, line)}})
-		sel = append(sel, lspRange{position{i, units(enc, line[:b])}, position{i, units(enc, line[:b+end])}})
+		ranges = append(ranges, position.Range{Start: pos(i, 0), End: pos(i, units(enc, line))})
+		sel = append(sel, position.Range{Start: pos(i, units(enc, line[:b])), End: pos(i, units(enc, line[:b+end]))})
 	}
 	return names, ranges, sel
 }
