@@ -14,6 +14,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -168,7 +169,7 @@ func (c *Tool) refresh(ctx context.Context, uris []string) *lspext.DiagnosticRep
 
 // decodedFile is one file of a diagnostic report, decoded.
 type decodedFile struct {
-	diags []Diagnostic
+	diags []wire.Diagnostic
 	err   error
 }
 
@@ -233,7 +234,7 @@ func (c *Tool) PromptContext(acpSessionID string) string {
 		}
 		path, _ := edit.PathFromURI(uri)
 		rel := relPath(s.Root, path)
-		var fresh []Diagnostic
+		var fresh []wire.Diagnostic
 		s.mu.Lock()
 		seen := s.reported[uri]
 		now := map[string]bool{}

@@ -11,38 +11,13 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
-
-// Diagnostic is an LSP diagnostic as the component keeps it: 0-based line,
-// character in UTF-16 code units. The fields the tool does not read are
-// kept as sent: they go back to the server in a code-action request's
-// context, and servers find their quick fixes by them (acp-lsp advertises
-// dataSupport, so gopls and rust-analyzer put the fix's key in data).
-type Diagnostic struct {
-	Range              lspRange        `json:"range"`
-	Severity           int             `json:"severity,omitempty"`
-	Code               json.RawMessage `json:"code,omitempty"`
-	CodeDescription    json.RawMessage `json:"codeDescription,omitempty"`
-	Source             string          `json:"source,omitempty"`
-	Message            string          `json:"message"`
-	Tags               json.RawMessage `json:"tags,omitempty"`
-	RelatedInformation json.RawMessage `json:"relatedInformation,omitempty"`
-	Data               json.RawMessage `json:"data,omitempty"`
-}
-
-type lspPosition struct {
-	Line      uint32 `json:"line"`
-	Character uint32 `json:"character"`
-}
-
-type lspRange struct {
-	Start lspPosition `json:"start"`
-	End   lspPosition `json:"end"`
-}
 
 // cacheEntry is the newest publish for one file.
 type cacheEntry struct {
-	diags   []Diagnostic
+	diags   []wire.Diagnostic
 	server  string
 	version *int32
 	// gen is the cache generation of the publish, for "new since".
@@ -95,7 +70,7 @@ func (c *DiagCache) Publish(p lspext.PublishDiagnosticsParams) (int, error) {
 }
 
 // Put stores native diagnostics for uri.
-func (c *DiagCache) Put(uri, server string, version *int32, diags []Diagnostic) {
+func (c *DiagCache) Put(uri, server string, version *int32, diags []wire.Diagnostic) {
 	if len(diags) > c.perFile {
 		diags = diags[:c.perFile]
 	}
@@ -108,7 +83,7 @@ func (c *DiagCache) Put(uri, server string, version *int32, diags []Diagnostic) 
 
 // Get returns the cached diagnostics of uri without refreshing its
 // recency, and whether the file is cached.
-func (c *DiagCache) Get(uri string) ([]Diagnostic, bool) {
+func (c *DiagCache) Get(uri string) ([]wire.Diagnostic, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.lru.Peek(NormalizeURI(uri))
@@ -134,11 +109,11 @@ func (c *DiagCache) Keys() []string {
 
 // decodeDiagnostics reads an LSP diagnostics array; reference-shape
 // (1-based) positions are moved to 0-based.
-func decodeDiagnostics(raw json.RawMessage, native bool) ([]Diagnostic, error) {
+func decodeDiagnostics(raw json.RawMessage, native bool) ([]wire.Diagnostic, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var diags []Diagnostic
+	var diags []wire.Diagnostic
 	if err := json.Unmarshal(raw, &diags); err != nil {
 		return nil, err
 	}
@@ -152,7 +127,7 @@ func decodeDiagnostics(raw json.RawMessage, native bool) ([]Diagnostic, error) {
 	return diags, nil
 }
 
-func oneToZero(p lspPosition) lspPosition {
+func oneToZero(p position.Position) position.Position {
 	if p.Line > 0 {
 		p.Line--
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // change is the outcome of a previewed or applied WorkspaceEdit.
@@ -122,7 +123,7 @@ func (s *Session) rename(ctx context.Context, lk *editLock, in Input) (*answer, 
 		return nil, err
 	}
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, fmt.Errorf("rename: the server cannot rename at %s", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+		return nil, fmt.Errorf("rename: the server cannot rename at %s", s.newRenderer().loc(t.uri, t.pos))
 	}
 	we, err := edit.Parse(raw)
 	if err != nil {
@@ -227,12 +228,12 @@ func withRename(raw json.RawMessage, oldURI, newURI string) (json.RawMessage, er
 
 // rangeOf builds an LSP range from line/column..end_line/end_column, or a
 // symbol's position when no column is given.
-func (s *Session) rangeOf(ctx context.Context, in Input) (*target, lspRange, error) {
+func (s *Session) rangeOf(ctx context.Context, in Input) (*target, position.Range, error) {
 	t, err := s.position(ctx, in)
 	if err != nil {
-		return nil, lspRange{}, err
+		return nil, position.Range{}, err
 	}
-	start := lspPosition(t.pos)
+	start := t.pos
 	endLine := cmp.Or(in.EndLine, in.Line)
 	var end position.Position
 	if in.EndColumn > 0 {
@@ -241,9 +242,9 @@ func (s *Session) rangeOf(ctx context.Context, in Input) (*target, lspRange, err
 		end, err = t.doc.FromUser(endLine, len([]rune(t.doc.Line(endLine-1)))+1, position.UTF16)
 	}
 	if err != nil {
-		return nil, lspRange{}, err
+		return nil, position.Range{}, err
 	}
-	return t, lspRange{Start: start, End: lspPosition(end)}, nil
+	return t, position.Range{Start: start, End: end}, nil
 }
 
 func (s *Session) format(ctx context.Context, lk *editLock, in Input) (*answer, error) {
@@ -290,15 +291,10 @@ func (s *Session) format(ctx context.Context, lk *editLock, in Input) (*answer, 
 	return s.applyEdit(ctx, lk, "format", "format "+relPath(s.Root, path), we, in.Apply, nil, "")
 }
 
+// codeAction is a server's code action and, for resolve, the whole action
+// as the server sent it.
 type codeAction struct {
-	Title       string                   `json:"title"`
-	Kind        string                   `json:"kind,omitempty"`
-	IsPreferred bool                     `json:"isPreferred,omitempty"`
-	Disabled    *struct{ Reason string } `json:"disabled,omitempty"`
-	Edit        json.RawMessage          `json:"edit,omitempty"`
-	Command     json.RawMessage          `json:"command,omitempty"`
-	Data        json.RawMessage          `json:"data,omitempty"`
-	// raw is the whole action as the server sent it, for resolve.
+	wire.CodeAction
 	raw json.RawMessage
 }
 
@@ -314,7 +310,7 @@ func (s *Session) codeActions(ctx context.Context, lk *editLock, in Input) (*ans
 		return nil, err
 	}
 	// Diagnostics overlapping the range, so servers offer their fixes.
-	diags := []Diagnostic{}
+	diags := []wire.Diagnostic{}
 	if cached, ok := s.c.cache.Get(t.uri); ok {
 		for _, d := range cached {
 			if d.Range.Start.Line <= r.End.Line && d.Range.End.Line >= r.Start.Line {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // FuzzServerAnswers feeds arbitrary bytes to every parser of what servers
@@ -27,7 +28,7 @@ func FuzzServerAnswers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		parseLocations(b)
+		wire.ParseLocations(b)
 		hoverText(b)
 		markupText(b)
 		decodeDiagnostics(b, false)

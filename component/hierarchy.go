@@ -5,17 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-)
 
-type hierItem struct {
-	Name           string          `json:"name"`
-	Kind           int             `json:"kind"`
-	Detail         string          `json:"detail,omitempty"`
-	URI            string          `json:"uri"`
-	Range          lspRange        `json:"range"`
-	SelectionRange lspRange        `json:"selectionRange"`
-	Data           json.RawMessage `json:"data,omitempty"`
-}
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
+)
 
 func (s *Session) prepare(ctx context.Context, in Input, method string) (*target, []json.RawMessage, error) {
 	t, err := s.position(ctx, in)
@@ -33,7 +25,7 @@ func (s *Session) prepare(ctx context.Context, in Input, method string) (*target
 		}
 	}
 	if len(items) == 0 {
-		err := fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, lspPosition(t.pos)))
+		err := fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, t.pos))
 		if n := s.c.emptyNote(ctx); n != "" {
 			err = fmt.Errorf("%w\nnote: %s", err, n)
 		}
@@ -58,11 +50,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 		if err != nil {
 			return nil, err
 		}
-		var calls []struct {
-			From       *hierItem  `json:"from"`
-			To         *hierItem  `json:"to"`
-			FromRanges []lspRange `json:"fromRanges"`
-		}
+		var calls []wire.HierarchyCall
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &calls); err != nil {
 				return nil, fmt.Errorf("call hierarchy: malformed answer: %w", err)
@@ -111,7 +99,7 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 		if err != nil {
 			return nil, err
 		}
-		var hs []hierItem
+		var hs []wire.HierarchyItem
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &hs); err != nil {
 				return nil, fmt.Errorf("type hierarchy: malformed answer: %w", err)

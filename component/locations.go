@@ -9,6 +9,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // target is a resolved position in a file.
@@ -68,7 +69,7 @@ func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) 
 	if err != nil {
 		return nil, err
 	}
-	var exact []symbolInfo
+	var exact []wire.SymbolInformation
 	for _, sym := range syms {
 		if sym.Name == name || strings.HasSuffix(sym.Name, "."+name) {
 			exact = append(exact, sym)
@@ -129,7 +130,7 @@ func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	locs, err := parseLocations(raw)
+	locs, err := wire.ParseLocations(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Action, err)
 	}
@@ -148,57 +149,14 @@ func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	locs, err := parseLocations(raw)
+	locs, err := wire.ParseLocations(raw)
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
 	return s.renderLocations(ctx, in, "references", locs, true, t), nil
 }
 
-// Location is one result place, LSP-native.
-type Location struct {
-	URI   string   `json:"uri"`
-	Range lspRange `json:"range"`
-}
-
-// parseLocations reads Location | Location[] | LocationLink[] | null.
-func parseLocations(raw json.RawMessage) ([]Location, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	type link struct {
-		TargetURI            string    `json:"targetUri"`
-		TargetSelectionRange *lspRange `json:"targetSelectionRange"`
-		TargetRange          lspRange  `json:"targetRange"`
-		URI                  string    `json:"uri"`
-		Range                lspRange  `json:"range"`
-	}
-	var many []link
-	if raw[0] == '{' {
-		var one link
-		if err := json.Unmarshal(raw, &one); err != nil {
-			return nil, err
-		}
-		many = []link{one}
-	} else if err := json.Unmarshal(raw, &many); err != nil {
-		return nil, err
-	}
-	out := make([]Location, 0, len(many))
-	for _, l := range many {
-		if l.TargetURI != "" {
-			r := l.TargetRange
-			if l.TargetSelectionRange != nil {
-				r = *l.TargetSelectionRange
-			}
-			out = append(out, Location{URI: l.TargetURI, Range: r})
-		} else {
-			out = append(out, Location{URI: l.URI, Range: l.Range})
-		}
-	}
-	return out, nil
-}
-
-func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []Location, context bool, known *target) *answer {
+func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []wire.Location, context bool, known *target) *answer {
 	r := s.newRenderer(known)
 	items := make([]item, 0, len(locs))
 	for _, l := range locs {
@@ -232,7 +190,7 @@ func (s *Session) hover(ctx context.Context, in Input) (*answer, error) {
 	}
 	text := hoverText(raw)
 	if text == "" {
-		text := "no hover information at " + s.newRenderer(t).loc(t.uri, lspPosition(t.pos))
+		text := "no hover information at " + s.newRenderer(t).loc(t.uri, t.pos)
 		if n := s.c.emptyNote(ctx); n != "" {
 			text += "\nnote: " + n
 		}

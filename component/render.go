@@ -206,20 +206,20 @@ func (r *renderer) doc(uri string) (string, *position.Document) {
 
 // place returns the relative path, 1-based line and column, and the line's
 // text.
-func (r *renderer) place(uri string, p lspPosition) (string, int, int, string) {
+func (r *renderer) place(uri string, p position.Position) (string, int, int, string) {
 	path, d := r.doc(uri)
 	rel := relPath(r.s.Root, path)
 	if d == nil {
 		return rel, int(p.Line) + 1, int(p.Character) + 1, ""
 	}
-	line, col, err := d.ToUser(position.Position(p), position.UTF16)
+	line, col, err := d.ToUser(p, position.UTF16)
 	if err != nil {
 		return rel, int(p.Line) + 1, int(p.Character) + 1, ""
 	}
 	return rel, line, col, strings.TrimSpace(d.Line(line - 1))
 }
 
-func (r *renderer) loc(uri string, p lspPosition) string {
+func (r *renderer) loc(uri string, p position.Position) string {
 	rel, l, c, _ := r.place(uri, p)
 	return fmt.Sprintf("%s:%d:%d", rel, l, c)
 }

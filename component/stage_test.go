@@ -15,6 +15,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -365,7 +366,7 @@ func TestSaveAndInjectionSwitches(t *testing.T) {
 		t.Errorf("didSave fetched %v although turned off", got)
 	default:
 	}
-	c.Cache().Put(uri, "gopls", nil, []Diagnostic{{Severity: 1, Message: "boom"}})
+	c.Cache().Put(uri, "gopls", nil, []wire.Diagnostic{{Severity: 1, Message: "boom"}})
 	params := json.RawMessage(`{"sessionId":"s1","prompt":[]}`)
 	if out := c.InjectPrompt(params); string(out) != string(params) {
 		t.Errorf("injected although turned off: %s", out)

@@ -9,6 +9,7 @@ import (
 	jsonv1 "github.com/go-json-experiment/json/v1"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 var symbolKinds = []string{"", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum_member", "struct", "event", "operator", "type_parameter"}
@@ -28,19 +29,12 @@ func kindMatches(filter string, k int) bool {
 	return kindName(k) == f || kindName(k) == strings.ReplaceAll(f, "typeparameter", "type_parameter")
 }
 
-type symbolInfo struct {
-	Name          string   `json:"name"`
-	Kind          int      `json:"kind"`
-	ContainerName string   `json:"containerName"`
-	Location      Location `json:"location"`
-}
-
-func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]symbolInfo, error) {
+func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]wire.SymbolInformation, error) {
 	raw, err := s.request(ctx, "", "workspace/symbol", map[string]string{"query": query})
 	if err != nil {
 		return nil, err
 	}
-	var syms []symbolInfo
+	var syms []wire.SymbolInformation
 	if len(raw) > 0 && string(raw) != "null" {
 		// encoding/json's semantics on go-json-experiment's engine
 		// (built in already, for go.lsp.dev/protocol): this answer is the
@@ -51,17 +45,6 @@ func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]symbolI
 		}
 	}
 	return syms, nil
-}
-
-type docSymbol struct {
-	Name           string      `json:"name"`
-	Detail         string      `json:"detail"`
-	Kind           int         `json:"kind"`
-	Range          lspRange    `json:"range"`
-	SelectionRange lspRange    `json:"selectionRange"`
-	Children       []docSymbol `json:"children"`
-	// SymbolInformation form.
-	Location *Location `json:"location"`
 }
 
 func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
@@ -104,15 +87,15 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		var syms []docSymbol
+		var syms []wire.DocumentSymbol
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &syms); err != nil {
 				return nil, fmt.Errorf("document symbols: malformed answer: %w", err)
 			}
 		}
 		title = "symbols in " + relPath(s.Root, path)
-		var walk func([]docSymbol, string)
-		walk = func(list []docSymbol, prefix string) {
+		var walk func([]wire.DocumentSymbol, string)
+		walk = func(list []wire.DocumentSymbol, prefix string) {
 			for _, sym := range list {
 				start, u := sym.SelectionRange.Start, uri
 				if sym.Location != nil {
@@ -152,7 +135,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 // package's path when the query matched there
 // ("example.com/m/checker_test.TestCheck") and names the same path as the
 // container, which said twice cost a third of a long answer's text.
-func symbolLabel(sym symbolInfo) string {
+func symbolLabel(sym wire.SymbolInformation) string {
 	label := kindName(sym.Kind) + " " + sym.Name
 	if c := sym.ContainerName; c != "" && !strings.HasPrefix(sym.Name, c+".") {
 		label += " (in " + c + ")"

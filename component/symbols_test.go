@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
 // TestWorkspaceSymbolsKeepRank: the server's best match comes first, so
@@ -68,7 +69,7 @@ func TestWorkspaceSymbolsDecode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fb.set("workspace/symbol", tc.raw)
 			got, err := s.workspaceSymbols(context.Background(), "q")
-			var want []symbolInfo
+			var want []wire.SymbolInformation
 			var werr error
 			if tc.raw != "null" {
 				werr = json.Unmarshal([]byte(tc.raw), &want)
@@ -98,7 +99,7 @@ func TestSymbolLabel(t *testing.T) {
 		{"example.com/m/checker", "example.com/m/checker", "function example.com/m/checker (in example.com/m/checker)"},
 		{"main", "", "function main"},
 	} {
-		if got := symbolLabel(symbolInfo{Name: c.name, Kind: 12, ContainerName: c.container}); got != c.want {
+		if got := symbolLabel(wire.SymbolInformation{Name: c.name, Kind: 12, ContainerName: c.container}); got != c.want {
 			t.Errorf("symbolLabel(%q in %q) = %q, want %q", c.name, c.container, got, c.want)
 		}
 	}
