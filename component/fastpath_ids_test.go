@@ -149,6 +149,16 @@ func TestFastPathDuplicateID(t *testing.T) {
 						t.Fatal("a call never answered")
 					}
 				}
+				// The next round reuses the id: this round's cancellation
+				// must be over first. The SDK ends its own call as it reads
+				// the notification; the fast path's cancelling (cancelFast)
+				// runs later, among the session's handlers, which finish a
+				// notification before starting the calls after it (the
+				// ping). Still pending, it would cancel the next round's
+				// first call and let its second one through.
+				if r := rc.post(t, `{"jsonrpc":"2.0","id":"ping","method":"ping"}`, nil); r.status != http.StatusOK {
+					t.Fatalf("ping: %d %s", r.status, r.body)
+				}
 				return r
 			}
 			sdk := send(true)
