@@ -222,7 +222,7 @@ func pushedDiagnostics(ctx context.Context, w *Workspace, root string, quick boo
 		}
 		// A request behind the notifications comes back only after the
 		// chain delivered them (wire order per direction is kept).
-		st.call(ctx, "bench/barrier", map[string]any{})
+		st.chain.Call(ctx, "bench/barrier", map[string]any{})
 		after = append(after, heap())
 	}
 	wall := time.Since(start)

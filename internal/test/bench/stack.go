@@ -2,51 +2,31 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/component"
-	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // Stack is acp-lsp's chain run in process, editor ⇄ adapter ⇄ component ⇄
-// agent, between a scripted editor (which offers no language servers, so
-// the adapter runs gopls itself) and a scripted agent (which advertises
-// MCP over HTTP and hands the injected server's entry to the bench). Tool
-// calls therefore take the whole path a real agent's do: MCP over HTTP into
-// the component, `_lsp/*` up the chain, the adapter, lsp.Manager, gopls.
-// Its methods are safe for concurrent use.
+// agent, on the stacktest harness with ends that answer by themselves:
+// the editor offers no language servers, so the adapter runs gopls
+// itself, and the agent advertises MCP over HTTP and hands the injected
+// server's entry to the bench. Tool calls therefore take the whole path a
+// real agent's do: MCP over HTTP into the component, `_lsp/*` up the
+// chain, the adapter, lsp.Manager, gopls. Its methods are safe for
+// concurrent use.
 type Stack struct {
 	Adapter *adapter.Adapter
 	Stage   *component.Stage
 
-	editor, agent *acptest.Peer
-	cancel        context.CancelFunc
-	done          chan error
-
-	mu      sync.Mutex
-	entries map[string]mcpEntry // by ACP session id
-	nextSes int
-}
-
-type mcpEntry struct {
-	Type    string `json:"type"`
-	Name    string `json:"name"`
-	URL     string `json:"url"`
-	Headers []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"headers"`
+	chain *stacktest.Chain
 }
 
 // StartStack starts the chain and initializes it as an editor would.
@@ -64,16 +44,8 @@ func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (
 		a.Close()
 		return nil, fmt.Errorf("stack: %w", err)
 	}
-	s := &Stack{Adapter: a, Stage: st, done: make(chan error, 1), entries: map[string]mcpEntry{}}
-	var cep, aep *proxy.Stream
-	s.editor, cep = acptest.New("editor", s.editorHandle)
-	s.agent, aep = acptest.New("agent", s.agentHandle)
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	s.cancel = cancel
-	go func() {
-		s.done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Stages: []proxy.Stage{a, st}}).Run(cctx)
-	}()
-	_, err = s.call(ctx, "initialize", map[string]any{
+	s := &Stack{Adapter: a, Stage: st, chain: stacktest.Start(ctx, stacktest.Config{Stages: []proxy.Stage{a, st}, Answer: true})}
+	_, err = s.chain.Call(ctx, "initialize", map[string]any{
 		"protocolVersion":    1,
 		"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": false, "writeTextFile": false}},
 	})
@@ -84,65 +56,9 @@ func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (
 	return s, nil
 }
 
-// editorHandle plays the editor: requests (none expected: the bench never
-// changes files through the tool) get -32601, notifications are dropped;
-// only answers to the bench's own calls go on.
-func (s *Stack) editorHandle(p *acptest.Peer, m acptest.Msg) bool {
-	if m.IsRequest() {
-		p.ReplyError(m.ID, proxy.CodeMethodNotFound, "bench editor: "+m.Method+" not offered")
-	}
-	return !m.IsResponse()
-}
-
-// agentHandle plays the agent: it answers initialize (MCP over HTTP
-// supported) and session/new (keeping the injected entry), and refuses
-// every other request.
-func (s *Stack) agentHandle(p *acptest.Peer, m acptest.Msg) bool {
-	if !m.IsRequest() {
-		return true
-	}
-	var result any
-	switch m.Method {
-	case "initialize":
-		result = map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": map[string]any{"http": true}}}
-	case "session/close", "session/cancel":
-		result = map[string]any{}
-	case "session/new":
-		var params struct {
-			MCPServers []mcpEntry `json:"mcpServers"`
-		}
-		json.Unmarshal(m.Params, &params)
-		s.mu.Lock()
-		s.nextSes++
-		id := "bench-session-" + strconv.Itoa(s.nextSes)
-		for _, e := range params.MCPServers {
-			if e.Type == "http" {
-				s.entries[id] = e
-			}
-		}
-		s.mu.Unlock()
-		result = map[string]any{"sessionId": id}
-	default:
-		p.ReplyError(m.ID, proxy.CodeMethodNotFound, "bench agent: "+m.Method)
-		return true
-	}
-	p.Reply(m.ID, result)
-	return true
-}
-
-// call sends a request from the editor and waits for its answer.
-func (s *Stack) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	res, err := s.editor.Call(ctx, method, params)
-	var rpcErr *proxy.Error
-	if errors.As(err, &rpcErr) {
-		return nil, fmt.Errorf("%s: %s", method, rpcErr.Message)
-	}
-	return res, err
-}
-
 // Notify sends a notification from the editor into the chain.
 func (s *Stack) Notify(method string, params any) error {
-	return s.editor.Notify(method, params)
+	return s.chain.Editor.Notify(method, params)
 }
 
 // NewSession opens an ACP session on cwd and connects an MCP client to the
@@ -156,7 +72,7 @@ func (s *Stack) NewSession(ctx context.Context, cwd string) (*mcp.ClientSession,
 // CloseSession sends session/close for an ACP session id: the component
 // ends its token and MCP connections.
 func (s *Stack) CloseSession(ctx context.Context, id string) error {
-	_, err := s.call(ctx, "session/close", map[string]any{"sessionId": id})
+	_, err := s.chain.Call(ctx, "session/close", map[string]any{"sessionId": id})
 	return err
 }
 
@@ -174,45 +90,20 @@ func (s *Stack) OpenSession(ctx context.Context, cwd string) (string, *mcp.Clien
 // injected MCP server's URL and bearer token, for a client of the caller's
 // choice.
 func (s *Stack) OpenSessionEntry(ctx context.Context, cwd string) (id, url, token string, err error) {
-	res, err := s.call(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{}})
+	id, e, err := s.chain.OpenSession(ctx, cwd)
 	if err != nil {
-		return "", "", "", fmt.Errorf("stack: session/new: %w", err)
+		return "", "", "", fmt.Errorf("stack: %w", err)
 	}
-	var r struct {
-		SessionID string `json:"sessionId"`
-	}
-	json.Unmarshal(res, &r)
-	s.mu.Lock()
-	e, ok := s.entries[r.SessionID]
-	s.mu.Unlock()
-	if !ok {
-		return "", "", "", fmt.Errorf("stack: session/new reached the agent without an http MCP entry")
-	}
-	for _, h := range e.Headers {
-		if strings.EqualFold(h.Name, "Authorization") {
-			token = strings.TrimPrefix(h.Value, "Bearer ")
-		}
-	}
-	return r.SessionID, e.URL, token, nil
+	return id, e.URL, e.Token(), nil
 }
 
-// Close ends the chain (and gopls with it) and waits.
+// Close ends the chain (and gopls with it) and waits, at most 30 s for
+// the chain.
 func (s *Stack) Close() error {
-	s.editor.Close()
-	s.agent.Close()
-	s.cancel()
-	var err error
-	select {
-	case err = <-s.done:
-	case <-time.After(30 * time.Second):
-		err = errors.New("stack: chain did not stop within 30s")
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.chain.Close(ctx)
 	s.Adapter.Close()
-	// Both ends are closed at once on purpose: whichever the chain sees
-	// first (client EOF, agent EOF, cancel) is an orderly end here.
-	if errors.Is(err, context.Canceled) || errors.Is(err, proxy.ErrAgentGone) {
-		err = nil
-	}
 	return err
 }
 
