@@ -25,6 +25,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -169,36 +170,16 @@ func breakdown(b *testing.B, action string) {
 		b.Fatal(err)
 	}
 	st.c.backend = markingBackend{st.c.backend, mk}
-	sc := &stackChain{adapter: a, stage: st, asked: make(chan string, 16)}
-	editor, cep := newWirePeer("editor", nil)
-	agent, aep := newWirePeer("agent", nil)
-	sc.editor, sc.agent = editor, agent
-	ctx := runChain(b, editor, agent, cep, aep, func() {
-		a.Close()
-		for range editor.in {
-		}
-		for range agent.in {
-		}
-	}, a, spy{mk}, st)
+	b.Cleanup(func() { a.Close() }) // registered first: runs after the chain is closed
+	chain := stacktest.Run(b, stacktest.Config{Stages: []proxy.Stage{a, spy{mk}, st}})
+	ctx := b.Context()
 	// session/new through the chain, as open does, with a marking client.
-	editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	agent.recv(b)
-	agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
-	editor.recv(b)
-	editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
-	m := agent.recv(b)
-	var p struct {
-		MCPServers []struct {
-			URL     string `json:"url"`
-			Headers []struct{ Name, Value string }
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 {
+	chain.Initialize(b, `{}`, `{"mcpCapabilities":{"http":true}}`)
+	m, entries := chain.NewSession(b, root)
+	if len(entries) != 1 {
 		b.Fatalf("session/new reached the agent as %s", m.Raw)
 	}
-	agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
-	editor.recv(b)
-	e := p.MCPServers[0]
+	e := entries[0]
 	s := st.c.SessionByACP("S1")
 	s.server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -1,10 +1,8 @@
 package component
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,51 +15,23 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// chainWait bounds every wait for a chain message: real servers are slow
-// on a shared machine; these tests are about what arrives.
-const chainWait = 3 * time.Minute
+// chainWait bounds every wait for a chain message (stacktest.Wait, the
+// harness's bound, for the tests here that build their chains by hand).
+const chainWait = stacktest.Wait
 
-// wireMsg is one JSON-RPC message a scripted peer saw (Raw is the line).
-type wireMsg = acptest.Msg
-
-// wirePeer is a scripted editor or agent: every line the chain writes goes
-// to in (after answer had its say).
-type wirePeer struct {
-	*acptest.Peer
-	name string
-	in   <-chan wireMsg
-}
-
-func newWirePeer(name string, answer func(p *wirePeer, m wireMsg) bool) (*wirePeer, *proxy.Stream) {
-	wp := &wirePeer{name: name}
-	var h acptest.Handler
-	if answer != nil {
-		h = func(_ *acptest.Peer, m acptest.Msg) bool { return answer(wp, m) }
-	}
-	p, st := acptest.New(name, h)
-	wp.Peer, wp.in = p, p.Messages()
-	return wp, st
-}
-
-func (p *wirePeer) send(line string) { p.SendLine(line) }
-
-func (p *wirePeer) recv(t testing.TB) wireMsg {
-	t.Helper()
-	return p.Expect(t, chainWait)
-}
-
-// stackChain is editor ⇄ adapter ⇄ component ⇄ agent over pipes, with an
-// editor offering no LSP that answers session/request_permission with
-// allow (or reject when deny is set) and records what it was asked.
+// stackChain is editor ⇄ adapter ⇄ component ⇄ agent run by stacktest,
+// with an editor offering no LSP that answers session/request_permission
+// with allow (or reject when deny is set) and records what it was asked.
 type stackChain struct {
-	editor, agent *wirePeer
-	adapter       *adapter.Adapter
-	stage         *Stage
-	asked         chan string
+	*stacktest.Chain
+	adapter *adapter.Adapter
+	stage   *Stage
+	asked   chan string
 }
 
 func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stackChain {
@@ -71,17 +41,23 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 		t.Fatal(err)
 	}
 	if ccfg.Executable == "" {
-		ccfg.Executable = "/bin/acp-lsp"
+		ccfg.Executable = stacktest.Executable
 	}
 	if ccfg.DiagnosticsWait == 0 {
-		ccfg.DiagnosticsWait = 90 * time.Second
+		ccfg.DiagnosticsWait = stacktest.DiagnosticsWait
 	}
 	st, err := NewStage(ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sc := &stackChain{adapter: a, stage: st, asked: make(chan string, 16)}
-	editor, cep := newWirePeer("editor", func(p *wirePeer, m wireMsg) bool {
+	// Registered first, so it runs after the chain is closed.
+	t.Cleanup(func() {
+		if err := a.Close(); err != nil {
+			t.Errorf("adapter close: %v", err)
+		}
+	})
+	editor := func(p *acptest.Peer, m acptest.Msg) bool {
 		if m.Method != "session/request_permission" {
 			return false
 		}
@@ -90,20 +66,10 @@ func startStack(t testing.TB, acfg adapter.Config, ccfg Config, deny bool) *stac
 		if deny {
 			opt = "reject"
 		}
-		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, m.ID, opt))
+		p.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"outcome":{"outcome":"selected","optionId":%q}}}`, m.ID, opt))
 		return true
-	})
-	agent, aep := newWirePeer("agent", nil)
-	sc.editor, sc.agent = editor, agent
-	runChain(t, editor, agent, cep, aep, func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("adapter close: %v", err)
-		}
-		for range editor.in {
-		}
-		for range agent.in {
-		}
-	}, a, st)
+	}
+	sc.Chain = stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a, st}, Editor: editor})
 	return sc
 }
 
@@ -117,60 +83,13 @@ func (sc *stackChain) open(t testing.TB, root string) *mcp.ClientSession {
 // openWith is open with the session's additionalDirectories.
 func (sc *stackChain) openWith(t testing.TB, root string, extra ...string) *mcp.ClientSession {
 	t.Helper()
-	sc.editor.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`)
-	sc.agent.recv(t)
-	sc.agent.send(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true},"sessionCapabilities":{"additionalDirectories":{}}}}}`)
-	sc.editor.recv(t)
-	dirs := ""
-	if len(extra) > 0 {
-		b, _ := json.Marshal(extra)
-		dirs = fmt.Sprintf(`,"additionalDirectories":%s`, b)
-	}
-	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q%s,"mcpServers":[]}}`, root, dirs))
-	m := sc.agent.recv(t)
-	var p struct {
-		MCPServers []struct {
-			URL     string `json:"url"`
-			Headers []struct{ Name, Value string }
-		} `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil || len(p.MCPServers) != 1 || len(p.MCPServers[0].Headers) != 1 {
+	sc.Initialize(t, `{}`, `{"mcpCapabilities":{"http":true},"sessionCapabilities":{"additionalDirectories":{}}}`)
+	m, entries := sc.NewSession(t, root, extra...)
+	if len(entries) != 1 || len(entries[0].Headers) != 1 {
 		t.Fatalf("session/new reached the agent as %s", m.Raw)
 	}
-	sc.agent.send(`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
-	sc.editor.recv(t)
-	e := p.MCPServers[0]
-	hc := &headerClient{name: e.Headers[0].Name, value: e.Headers[0].Value}
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.URL, HTTPClient: hc.client()}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return stacktest.Connect(t, &entries[0])
 }
-
-// callFull calls the tool and returns its text, whether it is an error and
-// its structuredContent.
-func callFull(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool, json.RawMessage) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), chainWait)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lsp", Arguments: args})
-	if err != nil {
-		t.Fatalf("call %v: %v", args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	sc, _ := json.Marshal(res.StructuredContent)
-	return b.String(), res.IsError, sc
-}
-
-var _ http.RoundTripper = (*headerClient)(nil)
 
 // TestIndexingSaidThroughChain: a local server that is still loading the
 // project (fakelsp reporting work-done progress for an hour) makes the
@@ -222,7 +141,7 @@ func TestIndexingSaidThroughChain(t *testing.T) {
 				if !ok {
 					continue
 				}
-				text, _, _ := callFull(t, cs, map[string]any{"action": action, "file": "a.fk", "line": 1, "symbol": "Foo"})
+				text, _, _ := stacktest.CallTool(t, cs, map[string]any{"action": action, "file": "a.fk", "line": 1, "symbol": "Foo"})
 				for _, w := range want {
 					if !strings.Contains(text, w) {
 						t.Errorf("%s: want %q in:\n%s", action, w, text)
@@ -278,7 +197,7 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 		{map[string]any{"action": "code_actions", "file": "main.go", "line": 9, "symbol": "sq"}, []string{"code actions at main.go:9:"}},
 		{map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "include_declaration": false}, []string{"references: 1", "main.go:13:"}},
 	} {
-		text, isErr, _ := callFull(t, cs, c.args)
+		text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 		if isErr {
 			t.Errorf("%v: %s", c.args, text)
 			continue
@@ -291,14 +210,14 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 		}
 	}
 	// structuredContent carries the same results as the text.
-	_, _, data := callFull(t, cs, map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale"})
+	_, _, data := stacktest.CallTool(t, cs, map[string]any{"action": "references", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale"})
 	var l listing
 	if err := json.Unmarshal(data, &l); err != nil || l.Total != 2 || len(l.Items) != 2 || l.Items[0].File != "main.go" || l.Items[0].Line != 13 || l.Items[0].Context == "" {
 		t.Errorf("structuredContent %s (%v)", data, err)
 	}
 
 	// rename applied: the editor is asked, both files change.
-	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "new_name": "Grow", "apply": true})
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "rename", "file": "shapes/shapes.go", "line": 14, "symbol": "Scale", "new_name": "Grow", "apply": true})
 	if isErr || !strings.Contains(text, "applied") {
 		t.Fatalf("rename: %s", text)
 	}
@@ -312,7 +231,7 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 	}
 	// rename_file applied: the move happens and gopls sees the file at its
 	// new path (references still resolve there).
-	text, isErr, _ = callFull(t, cs, map[string]any{"action": "rename_file", "file": "shapes/shapes.go", "new_name": "shapes/geometry.go", "apply": true})
+	text, isErr, _ = stacktest.CallTool(t, cs, map[string]any{"action": "rename_file", "file": "shapes/shapes.go", "new_name": "shapes/geometry.go", "apply": true})
 	if isErr || !strings.Contains(text, "applied") {
 		t.Fatalf("rename_file: %s", text)
 	}
@@ -323,7 +242,7 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "shapes", "shapes.go")); err == nil {
 		t.Error("old file still there")
 	}
-	text, _, _ = callFull(t, cs, map[string]any{"action": "references", "file": "shapes/geometry.go", "line": 14, "symbol": "Grow"})
+	text, _, _ = stacktest.CallTool(t, cs, map[string]any{"action": "references", "file": "shapes/geometry.go", "line": 14, "symbol": "Grow"})
 	if !strings.Contains(text, "main.go:13:") || !strings.Contains(text, "shapes/geometry.go:14:6") {
 		t.Errorf("references after the move:\n%s", text)
 	}
@@ -372,7 +291,7 @@ func TestGoplsDeniedRename(t *testing.T) {
 	os.WriteFile(main, []byte(mainGo), 0o644)
 	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, true)
 	cs := sc.open(t, root)
-	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
 	if !isErr || !strings.Contains(text, "declined; nothing was changed") {
 		t.Errorf("denied rename answered: %s", text)
 	}
@@ -383,7 +302,7 @@ func TestGoplsDeniedRename(t *testing.T) {
 		t.Errorf("file changed after denial:\n%s", b)
 	}
 	// gopls still sees the old name: nothing was announced.
-	text, _, _ = callFull(t, cs, map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"})
+	text, _, _ = stacktest.CallTool(t, cs, map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"})
 	if !strings.Contains(text, "func add(a int, b int) int") {
 		t.Errorf("hover after denial: %s", text)
 	}
@@ -405,11 +324,11 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 	c := sc.stage.Tool()
 	// The editor's user breaks the file and saves it.
 	os.WriteFile(main, []byte(strings.Replace(mainGo, "add(3, 4)", "add(3)", 1)), 0o644)
-	sc.editor.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, "file://"+main))
+	sc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, "file://"+main)
 	// A later message from the editor reaching the agent means the save
 	// was handled (one direction is handled in order) and its fetch begun.
-	sc.editor.send(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"other"}}`)
-	if m := sc.agent.recv(t); m.Method != "session/cancel" {
+	sc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"other"}}`)
+	if m := sc.Agent.Next(t); m.Method != "session/cancel" {
 		t.Fatalf("agent got %s", m.Raw)
 	}
 	c.fetches.Wait()
@@ -417,15 +336,15 @@ func TestGoplsDidSaveInjection(t *testing.T) {
 		t.Fatalf("cache after save: %+v %v", d, ok)
 	}
 	prompt := `{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`
-	sc.editor.send(prompt)
-	m := sc.agent.recv(t)
+	sc.Editor.Sendf(t, "%s", prompt)
+	m := sc.Agent.Next(t)
 	if !strings.Contains(string(m.Params), "main.go:8:30: error: not enough arguments in call to add") {
 		t.Errorf("prompt reached the agent as %s", m.Params)
 	}
-	sc.agent.send(`{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`)
-	sc.editor.recv(t)
-	sc.editor.send(strings.Replace(prompt, `"id":7`, `"id":8`, 1))
-	if m := sc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != strings.Replace(prompt, `"id":7`, `"id":8`, 1) {
+	sc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":7,"result":{"stopReason":"end_turn"}}`)
+	sc.Editor.Next(t)
+	sc.Editor.Sendf(t, "%s", strings.Replace(prompt, `"id":7`, `"id":8`, 1))
+	if m := sc.Agent.Next(t); strings.TrimRight(m.Raw, "\n") != strings.Replace(prompt, `"id":7`, `"id":8`, 1) {
 		t.Errorf("second prompt changed: %s", m.Raw)
 	}
 }
@@ -443,12 +362,12 @@ func TestGoplsCodeActionApply(t *testing.T) {
 	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
 	cs := sc.open(t, root)
 	args := map[string]any{"action": "code_actions", "file": "main.go", "line": 5, "column": 2, "kind": "source.organizeImports"}
-	text, isErr, _ := callFull(t, cs, args)
+	text, isErr, _ := stacktest.CallTool(t, cs, args)
 	if isErr || !strings.Contains(text, "1. ") || !strings.Contains(text, "[source.organizeImports]") {
 		t.Fatalf("list: %s", text)
 	}
 	args["apply"], args["index"] = true, 1
-	text, isErr, _ = callFull(t, cs, args)
+	text, isErr, _ = stacktest.CallTool(t, cs, args)
 	if isErr || !strings.Contains(text, "applied") {
 		t.Fatalf("apply: %s", text)
 	}

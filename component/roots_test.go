@@ -11,6 +11,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -59,7 +60,7 @@ func TestGoplsAdditionalDirectories(t *testing.T) {
 		{map[string]any{"action": "hover", "file": filepath.Join(other, "other.go"), "line": 3, "symbol": "Other"}, []string{"outside the workspace " + cwd + " (with " + lib + ")"}, true},
 		{map[string]any{"action": "diagnostics", "file": filepath.Join(other, "*.go")}, []string{"outside the workspace"}, true},
 	} {
-		text, isErr, _ := callFull(t, cs, c.args)
+		text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 		if isErr != c.refused {
 			t.Errorf("%v: error %v, want %v: %s", c.args, isErr, c.refused, text)
 		}
@@ -69,7 +70,7 @@ func TestGoplsAdditionalDirectories(t *testing.T) {
 			}
 		}
 	}
-	text, isErr, _ := callFull(t, cs, map[string]any{"action": "rename", "file": libFile, "line": 4, "symbol": "Twice", "new_name": "Double", "apply": true})
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "rename", "file": libFile, "line": 4, "symbol": "Twice", "new_name": "Double", "apply": true})
 	if isErr {
 		t.Fatalf("rename in an additional directory: %s", text)
 	}
