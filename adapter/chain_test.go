@@ -2,83 +2,34 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// wait bounds every wait for a message in these tests: real servers
-// (gopls loading a module) are slow on a shared machine; the tests are
-// about what arrives, never about how fast.
-const wait = 3 * time.Minute
-
-// msg is one decoded JSON-RPC message seen by a test peer (Raw is the
+// msg is one decoded JSON-RPC message seen by a test end (Raw is the
 // line as it arrived).
 type msg = acptest.Msg
 
-// peer is one end of a test chain (the editor or the agent): lines sent go
-// into the chain; lines the chain writes arrive on in.
-type peer struct {
-	*acptest.Peer
-	name string
-	in   <-chan msg
-}
-
-func newPeer(name string) (*peer, *proxy.Stream) {
-	p, st := acptest.New(name, nil)
-	return &peer{Peer: p, name: name, in: p.Messages()}, st
-}
-
-func (p *peer) send(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if err := p.SendLine(fmt.Sprintf(format, args...)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// recv returns the next message.
-func (p *peer) recv(t testing.TB) msg {
-	t.Helper()
-	return p.Expect(t, wait)
-}
-
-// recvMethod returns the next message with method, passing over others
-// (kept in skipped).
-func (p *peer) recvMethod(t testing.TB, method string) (msg, []msg) {
-	t.Helper()
-	var skipped []msg
-	for {
-		m := p.recv(t)
-		if m.Method == method {
-			return m, skipped
-		}
-		skipped = append(skipped, m)
-	}
-}
-
-// testChain is editor ⇄ adapter ⇄ [component] ⇄ agent over pipes.
+// testChain is editor ⇄ adapter ⇄ [component] ⇄ agent run by stacktest.
 type testChain struct {
-	editor, agent *peer
-	adapter       *Adapter
-	stage         *component.Stage
-	cancel        func()
+	*stacktest.Chain
+	adapter *Adapter
+	stage   *component.Stage
+	cancel  func()
 }
 
 func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
@@ -90,39 +41,23 @@ func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 	tc := &testChain{adapter: a}
 	comps := []proxy.Stage{a}
 	if withComponent {
-		st, err := component.NewStage(component.Config{Executable: "/bin/acp-lsp", DiagnosticsWait: 90 * time.Second})
+		st, err := component.NewStage(component.Config{Executable: stacktest.Executable, DiagnosticsWait: stacktest.DiagnosticsWait})
 		if err != nil {
 			t.Fatal(err)
 		}
 		tc.stage = st
 		comps = append(comps, st)
 	}
-	editor, cep := newPeer("editor")
-	agent, aep := newPeer("agent")
-	tc.editor, tc.agent = editor, agent
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- proxy.NewChain(proxy.Config{Client: cep, Agent: aep, Stages: comps}).Run(ctx)
-	}()
+	tc.Chain = stacktest.Start(context.Background(), stacktest.Config{Stages: comps})
 	var once bool
 	tc.cancel = func() {
 		if once {
 			return
 		}
 		once = true
-		cancel()
-		editor.Close()
-		agent.Close()
-		<-done
-		cep.Close()
-		aep.Close()
+		tc.Close(context.Background())
 		if err := a.Close(); err != nil {
 			t.Errorf("adapter close: %v", err)
-		}
-		for range editor.in {
-		}
-		for range agent.in {
 		}
 	}
 	t.Cleanup(tc.cancel)
@@ -164,97 +99,22 @@ func (tc *testChain) initialize(t testing.TB, editorMeta, agentMeta string) (atA
 	if editorMeta != "" {
 		caps = `{"fs":{"readTextFile":true,"writeTextFile":true},"_meta":` + editorMeta + `}`
 	}
-	tc.editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":%s}}`, caps)
-	atAgent = tc.agent.recv(t)
-	if atAgent.Method != "initialize" {
-		t.Fatalf("agent got %s", atAgent.Raw)
-	}
 	agentCaps := `{"loadSession":true,"mcpCapabilities":{"http":true}}`
 	if agentMeta != "" {
 		agentCaps = `{"loadSession":true,"mcpCapabilities":{"http":true},"_meta":` + agentMeta + `}`
 	}
-	tc.agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":%s}}`, agentCaps)
-	atEditor = tc.editor.recv(t)
-	if string(atEditor.ID) != "0" || atEditor.Result == nil {
-		t.Fatalf("editor got %s", atEditor.Raw)
-	}
-	return atAgent, atEditor
+	return tc.Initialize(t, caps, agentCaps)
 }
 
 // newSession opens a session on root and returns the MCP entry the
 // component injected (nil without component).
-func (tc *testChain) newSession(t *testing.T, root string) *mcpEntry {
+func (tc *testChain) newSession(t *testing.T, root string) *stacktest.Entry {
 	t.Helper()
-	tc.editor.send(t, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root)
-	m := tc.agent.recv(t)
-	if m.Method != "session/new" {
-		t.Fatalf("agent got %s", m.Raw)
-	}
-	var p struct {
-		MCPServers []mcpEntry `json:"mcpServers"`
-	}
-	if err := json.Unmarshal(m.Params, &p); err != nil {
-		t.Fatal(err)
-	}
-	tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
-	if r := tc.editor.recv(t); string(r.ID) != "1" {
-		t.Fatalf("editor got %s", r.Raw)
-	}
-	if len(p.MCPServers) == 0 {
+	_, entries := tc.NewSession(t, root)
+	if len(entries) == 0 {
 		return nil
 	}
-	return &p.MCPServers[0]
-}
-
-type mcpEntry struct {
-	Type    string `json:"type"`
-	URL     string `json:"url"`
-	Headers []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"headers"`
-}
-
-// headerTransport adds the entry's header, as an agent would.
-type headerTransport struct{ name, value string }
-
-func (h *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set(h.name, h.value)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// toolClient connects to the injected lsp tool as the agent would.
-func toolClient(t *testing.T, e *mcpEntry) *mcp.ClientSession {
-	t.Helper()
-	if e == nil || e.Type != "http" || len(e.Headers) == 0 {
-		t.Fatalf("no http MCP entry injected: %+v", e)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)
-	hc := &http.Client{Transport: &headerTransport{e.Headers[0].Name, e.Headers[0].Value}}
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: e.URL, HTTPClient: hc}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-func callTool(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "lsp", Arguments: args})
-	if err != nil {
-		t.Fatalf("tool %v: %v", args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return &entries[0]
 }
 
 // goWorkspace writes a Go module with a known error into a fresh folder.
@@ -297,7 +157,7 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 	root, _ := goWorkspace(t)
 	tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, true)
 	tc.initialize(t, "", "")
-	cs := toolClient(t, tc.newSession(t, root))
+	cs := stacktest.Connect(t, tc.newSession(t, root))
 
 	for _, c := range []struct {
 		args map[string]any
@@ -322,7 +182,7 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 		{map[string]any{"action": "restart", "server": "gopls"}, []string{"restarted gopls"}},
 		{map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}, []string{"main.go:8:14"}},
 	} {
-		text, isErr := callTool(t, cs, c.args)
+		text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 		if isErr {
 			t.Errorf("%v: %s", c.args, text)
 			continue
@@ -336,7 +196,7 @@ func TestLocalGoplsThroughChain(t *testing.T) {
 	}
 	// Nothing of this reached the editor: it offers no LSP.
 	select {
-	case m := <-tc.editor.in:
+	case m := <-tc.Editor.Messages():
 		t.Errorf("editor got %s", m.Raw)
 	default:
 	}

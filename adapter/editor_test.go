@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -34,7 +35,7 @@ func (tc *testChain) runEditor(answer func(m msg) reply) *scriptedEditor {
 	se := &scriptedEditor{done: make(chan struct{})}
 	go func() {
 		defer close(se.done)
-		for m := range tc.editor.in {
+		for m := range tc.Editor.Messages() {
 			se.mu.Lock()
 			se.got = append(se.got, m)
 			se.mu.Unlock()
@@ -45,9 +46,9 @@ func (tc *testChain) runEditor(answer func(m msg) reply) *scriptedEditor {
 			switch {
 			case r.silent:
 			case r.code != 0:
-				tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, m.ID, r.code, r.msg))
+				tc.Editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, m.ID, r.code, r.msg))
 			default:
-				tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, r.result))
+				tc.Editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, r.result))
 			}
 		}
 	}()
@@ -114,7 +115,7 @@ func TestEditorAnswers(t *testing.T) {
 			if !strings.Contains(string(atAgent.Params), `"_lsp/hover"`) {
 				t.Errorf("agent's clientCapabilities lack _lsp/hover: %s", atAgent.Params)
 			}
-			cs := toolClient(t, tc.newSession(t, root))
+			cs := stacktest.Connect(t, tc.newSession(t, root))
 			se := tc.runEditor(func(m msg) reply {
 				name, bare := strings.CutPrefix(m.Method, "lsp/")
 				if !bare {
@@ -144,7 +145,7 @@ func TestEditorAnswers(t *testing.T) {
 				{map[string]any{"action": "diagnostics", "file": "main.go"}, []string{"main.go:8:25", "EDITOR: not enough arguments"}},
 				{map[string]any{"action": "code_actions", "file": "main.go", "line": 8}, []string{"EDITOR fix: add the missing argument"}},
 			} {
-				text, isErr := callTool(t, cs, c.args)
+				text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 				for _, w := range c.want {
 					if isErr || !strings.Contains(text, w) {
 						t.Errorf("%v: want %q in:\n%s", c.args, w, text)
@@ -156,7 +157,7 @@ func TestEditorAnswers(t *testing.T) {
 				t.Errorf("a local server was started for methods the editor answers: %+v", s)
 			}
 			// The editor lacks signature help: gopls answers it.
-			text, isErr := callTool(t, cs, map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": inParens})
+			text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": inParens})
 			if isErr || !strings.Contains(text, "add(a int, b int) int") {
 				t.Errorf("signature help: %s", text)
 			}
@@ -265,7 +266,7 @@ func TestEditorPassthrough(t *testing.T) {
 	uri := edit.URIFromPath(main)
 	tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env()}}, true)
 	tc.initialize(t, `{"lsp":{"methods":["lsp/request","lsp/servers"]}}`, "")
-	cs := toolClient(t, tc.newSession(t, root))
+	cs := stacktest.Connect(t, tc.newSession(t, root))
 	se := tc.runEditor(func(m msg) reply {
 		switch m.Method {
 		case "lsp/servers":
@@ -296,14 +297,14 @@ func TestEditorPassthrough(t *testing.T) {
 		{map[string]any{"action": "definition", "file": "main.go", "line": 8, "symbol": "add#2"}, "main.go:5:6"},
 		{map[string]any{"action": "status"}, "editor:gopls"},
 	} {
-		if text, isErr := callTool(t, cs, c.args); isErr || !strings.Contains(text, c.want) {
+		if text, isErr, _ := stacktest.CallTool(t, cs, c.args); isErr || !strings.Contains(text, c.want) {
 			t.Errorf("%v: want %q in:\n%s", c.args, c.want, text)
 		}
 	}
 	if s := tc.adapter.Manager().Servers(); len(s) != 0 {
 		t.Errorf("a local server was started for requests the editor answers: %+v", s)
 	}
-	if text, isErr := callTool(t, cs, map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": inParens}); isErr || !strings.Contains(text, "add(a int, b int) int") {
+	if text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "signature_help", "file": "main.go", "line": 8, "column": inParens}); isErr || !strings.Contains(text, "add(a int, b int) int") {
 		t.Errorf("signature help: %s", text)
 	}
 	if s := tc.adapter.Manager().Servers(); len(s) != 1 {

@@ -59,12 +59,12 @@ func TestEditorFaults(t *testing.T) {
 					return r
 				})
 				start := time.Now()
-				tc.agent.send(t, `{"jsonrpc":"2.0","id":7,"method":"_lsp/request","params":%s}`, hoverReq)
+				tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":7,"method":"_lsp/request","params":%s}`, hoverReq)
 				if tt.cancel {
 					synctest.Wait()
-					tc.agent.send(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}`)
+					tc.Agent.Sendf(t, `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}`)
 				}
-				m := tc.agent.recv(t)
+				m := tc.Agent.Next(t)
 				if string(m.ID) != "7" {
 					t.Fatalf("agent got %s", m.Raw)
 				}
@@ -81,11 +81,11 @@ func TestEditorFaults(t *testing.T) {
 				// A late answer is dropped; the chain keeps serving.
 				select {
 				case lm := <-late:
-					tc.editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":"late"}}`, lm.ID))
+					tc.Editor.SendLine(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"contents":"late"}}`, lm.ID))
 				default:
 				}
-				tc.agent.send(t, `{"jsonrpc":"2.0","id":8,"method":"_lsp/status","params":{}}`)
-				if m := tc.agent.recv(t); string(m.ID) != "8" || m.Error != nil || !strings.Contains(string(m.Result), `"servers"`) {
+				tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":8,"method":"_lsp/status","params":{}}`)
+				if m := tc.Agent.Next(t); string(m.ID) != "8" || m.Error != nil || !strings.Contains(string(m.Result), `"servers"`) {
 					t.Errorf("after the fault the agent got %s", m.Raw)
 				}
 				synctest.Wait()
@@ -130,8 +130,8 @@ func TestSpelling(t *testing.T) {
 					return reply{result: "null"}
 				})
 				for id := 1; id <= 2; id++ {
-					tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":"_lsp/hover","params":{"uri":"file:///w/a.go","line":1,"character":1}}`, id)
-					if m := tc.agent.recv(t); m.Error != nil || string(m.Result) != `{"contents":"h"}` {
+					tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":%d,"method":"_lsp/hover","params":{"uri":"file:///w/a.go","line":1,"character":1}}`, id)
+					if m := tc.Agent.Next(t); m.Error != nil || string(m.Result) != `{"contents":"h"}` {
 						t.Errorf("agent got %s", m.Raw)
 					}
 				}
@@ -163,8 +163,8 @@ func TestEditorDiagnosticReport(t *testing.T) {
 			}
 			return reply{silent: true}
 		})
-		tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{"uris":["file:///w/a.go","file:///w/b.go","file:///w/c.go"]}}`)
-		m := tc.agent.recv(t)
+		tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{"uris":["file:///w/a.go","file:///w/b.go","file:///w/c.go"]}}`)
+		m := tc.Agent.Next(t)
 		want := `{"files":[{"uri":"file:///w/a.go","diagnostics":[{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":3}},"severity":2,"message":"unused"}],"server":"editor"}],` +
 			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"as the editor currently holds them"},` +
 			`{"server":"editor","verdict":"failed","uris":["file:///w/b.go"],"detail":"editor answered _lsp/diagnostics: no project for b.go"},` +
@@ -186,10 +186,10 @@ func TestEditorWorkspaceReportSaysItsReach(t *testing.T) {
 		tc := startChain(t, Config{NoLocal: true}, false)
 		tc.initialize(t, `{"lsp":{"methods":["_lsp/diagnostics"]}}`, "")
 		se := tc.runEditor(func(m msg) reply { return reply{result: `[]`} })
-		tc.editor.send(t, `{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":"file:///w/a.go","diagnostics":[]}}`)
-		tc.agent.recv(t)
-		tc.agent.send(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{}}`)
-		m := tc.agent.recv(t)
+		tc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":"file:///w/a.go","diagnostics":[]}}`)
+		tc.Agent.Next(t)
+		tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{}}`)
+		m := tc.Agent.Next(t)
 		want := `{"files":[{"uri":"file:///w/a.go","diagnostics":[],"server":"editor"}],` +
 			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"workspace: only the 1 file the editor has reported on; files it has not opened were not checked"}]}`
 		if m.Error != nil || string(m.Result) != want {

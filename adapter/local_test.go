@@ -22,9 +22,9 @@ import (
 // notifications arriving meanwhile are collected in notes.
 func (tc *testChain) call(t testing.TB, id int, method, params string, notes *[]msg) msg {
 	t.Helper()
-	tc.agent.send(t, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
+	tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params)
 	for {
-		m := tc.agent.recv(t)
+		m := tc.Agent.Next(t)
 		if m.Method == "" && string(m.ID) == fmt.Sprint(id) {
 			return m
 		}
@@ -153,7 +153,7 @@ func TestLocalMethods(t *testing.T) {
 	// The tool fixes the file and says so: local servers resync, and the
 	// next report is clean and fresh.
 	must(t, os.WriteFile(main, []byte(strings.Replace(brokenGo, "add(3)", "add(3, 4)", 1)), 0o644))
-	tc.agent.send(t, `{"jsonrpc":"2.0","method":"_lsp/filesChanged","params":{"changes":[{"uri":%q,"type":2}]}}`, uri)
+	tc.Agent.Sendf(t, `{"jsonrpc":"2.0","method":"_lsp/filesChanged","params":{"changes":[{"uri":%q,"type":2}]}}`, uri)
 	m := tc.call(t, 500, "_lsp/diagnosticReport", fmt.Sprintf(`{"uris":[%q],"wait":90000}`, uri), nil)
 	if m.Error != nil || strings.Contains(string(m.Result), "not enough arguments") || !strings.Contains(string(m.Result), `"verdict":"fresh"`) {
 		t.Errorf("after the fix: %s", m.Raw)
@@ -265,8 +265,8 @@ func TestSessionRoots(t *testing.T) {
 			cwd = "relative/dir"
 		}
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"sessionId":"S","mcpServers":[]}}`, 10+i, method, cwd)
-		tc.editor.send(t, "%s", line)
-		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
+		tc.Editor.Sendf(t, "%s", line)
+		if m := tc.Agent.Next(t); strings.TrimRight(m.Raw, "\n") != line {
 			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
 		if want, raw := i != relative, tc.probeRoot(t, 100+i, dir); raw != want {
@@ -297,8 +297,8 @@ func TestSessionAdditionalRoots(t *testing.T) {
 	}
 	for i, tt := range tests {
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{"cwd":%q,"additionalDirectories":%s,"sessionId":"S","mcpServers":[]}}`, 10+i, tt.method, cwd, tt.extra)
-		tc.editor.send(t, "%s", line)
-		if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
+		tc.Editor.Sendf(t, "%s", line)
+		if m := tc.Agent.Next(t); strings.TrimRight(m.Raw, "\n") != line {
 			t.Errorf("agent got %s, want %s", m.Raw, line)
 		}
 		check := func(dir string, want bool) {

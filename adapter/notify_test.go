@@ -39,8 +39,8 @@ func TestEditorNotificationsDown(t *testing.T) {
 				line string
 				mark bool
 			}{{publish, tt.markPublish}, {save, tt.markDidSave}} {
-				tc.editor.send(t, "%s", c.line)
-				m := tc.agent.recv(t)
+				tc.Editor.Sendf(t, "%s", c.line)
+				m := tc.Agent.Next(t)
 				got := strings.TrimRight(m.Raw, "\n")
 				if !c.mark && got != c.line {
 					t.Errorf("agent got %s, want it unchanged", got)
@@ -78,7 +78,7 @@ func TestLocalResync(t *testing.T) {
 		t.Helper()
 		published, answered := false, id == ""
 		for !published || !answered {
-			m := tc.agent.recv(t)
+			m := tc.Agent.Next(t)
 			if m.Method == "" && string(m.ID) == id {
 				answered = true
 				continue
@@ -99,15 +99,15 @@ func TestLocalResync(t *testing.T) {
 
 	fixed := strings.Replace(brokenGo, "add(3)", "add(3, 4)", 1)
 	must(t, os.WriteFile(main, []byte(fixed), 0o644))
-	tc.editor.send(t, `{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, uri)
+	tc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"lsp/didSave","params":{"uri":%q}}`, uri)
 	awaitPublish("", func(d string) bool { return d == "[]" })
 
 	// The agent writes the broken text back through the editor, which
 	// confirms; local servers resync.
-	tc.agent.send(t, `{"jsonrpc":"2.0","id":20,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
-	w, _ := tc.editor.recvMethod(t, "fs/write_text_file")
+	tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":20,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
+	w, _ := tc.Editor.NextMethod(t, "fs/write_text_file")
 	must(t, os.WriteFile(main, []byte(brokenGo), 0o644))
-	tc.editor.send(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
+	tc.Editor.Sendf(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
 	awaitPublish("20", func(d string) bool { return strings.Contains(d, "not enough arguments") })
 	tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 }
@@ -121,18 +121,18 @@ func TestEditorDiagnosticsReachComponent(t *testing.T) {
 	tc := startChain(t, Config{NoLocal: true}, true)
 	tc.initialize(t, `{"lsp":{"notifications":["lsp/publishDiagnostics"]}}`, "")
 	tc.newSession(t, root)
-	tc.editor.send(t, `{"jsonrpc":"2.0","method":"lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"severity":1,"message":"EDITOR pushed"}]}}`, uri)
-	tc.agent.send(t, `{"jsonrpc":"2.0","id":30,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
-	w := tc.editor.recv(t)
+	tc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":8,"character":25},"end":{"line":8,"character":31}},"severity":1,"message":"EDITOR pushed"}]}}`, uri)
+	tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":30,"method":"fs/write_text_file","params":{"sessionId":"S1","path":%q,"content":%s}}`, main, mustJSON(brokenGo))
+	w := tc.Editor.Next(t)
 	if w.Method != "fs/write_text_file" {
 		t.Fatalf("editor got %s", w.Raw)
 	}
-	tc.editor.send(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
-	if r := tc.agent.recv(t); string(r.ID) != "30" {
+	tc.Editor.Sendf(t, `{"jsonrpc":"2.0","id":%s,"result":null}`, w.ID)
+	if r := tc.Agent.Next(t); string(r.ID) != "30" {
 		t.Fatalf("agent got %s", r.Raw)
 	}
-	tc.editor.send(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)
-	p := tc.agent.recv(t)
+	tc.Editor.Sendf(t, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"S1","prompt":[{"type":"text","text":"go on"}]}}`)
+	p := tc.Agent.Next(t)
 	if p.Method != "session/prompt" || !strings.Contains(string(p.Params), "main.go:8:25: error: EDITOR pushed") {
 		t.Errorf("agent got %s", p.Raw)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -60,7 +61,7 @@ func TestRealServersWithoutEditor(t *testing.T) {
 			// test is about routing, so it gives the window room.
 			tc := startChain(t, Config{LSP: lsp.Options{Env: peers.Env(), DiagnosticsSettle: 3 * time.Second}}, true)
 			tc.initialize(t, "", "")
-			cs := toolClient(t, tc.newSession(t, root))
+			cs := stacktest.Connect(t, tc.newSession(t, root))
 			for _, c := range []struct {
 				args map[string]any
 				want []string
@@ -73,7 +74,7 @@ func TestRealServersWithoutEditor(t *testing.T) {
 				// in file renames must not block it.
 				{map[string]any{"action": "rename_file", "file": tt.file, "new_name": "moved" + filepath.Ext(tt.file)}, []string{"moved" + filepath.Ext(tt.file)}},
 			} {
-				text, isErr := callTool(t, cs, c.args)
+				text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 				for _, w := range c.want {
 					if isErr || !strings.Contains(text, w) {
 						t.Errorf("%v: want %q in:\n%s", c.args, w, text)

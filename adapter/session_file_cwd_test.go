@@ -36,8 +36,8 @@ func TestSessionFileCwdIsNoRoot(t *testing.T) {
 			tc.initialize(t, "", "")
 			for i, params := range tt.setups {
 				line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/new","params":%s}`, 10+i, params)
-				tc.editor.send(t, "%s", line)
-				if m := tc.agent.recv(t); strings.TrimRight(m.Raw, "\n") != line {
+				tc.Editor.Sendf(t, "%s", line)
+				if m := tc.Agent.Next(t); strings.TrimRight(m.Raw, "\n") != line {
 					t.Errorf("agent got %s, want %s", m.Raw, line)
 				}
 			}
