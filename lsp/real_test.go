@@ -96,7 +96,7 @@ func newRealManager(t testing.TB, root string, tweaks ...func(*Options)) *Manage
 	// Generous bounds: the machine running the tests may be loaded many
 	// times over, and these tests are about answers, not speed.
 	o := Options{Roots: []string{root}, Env: peers.Env(), MaxOpenDocuments: 2000,
-		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}}
+		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute), Diagnostics: Duration(3 * time.Minute)}}
 	for _, tweak := range tweaks {
 		tweak(&o)
 	}
