@@ -305,6 +305,12 @@ func TestRequestFaults(t *testing.T) {
 				t.Fatalf("code %d", code)
 			}
 		}},
+		{"result", Behavior{Result: json.RawMessage(`[{"uri":"file:///elsewhere.ts","range":{"start":{"line":4,"character":2},"end":{"line":4,"character":5}}}]`)}, func(t *testing.T, c *testClient, s *Server) {
+			m := c.reply(c.request("textDocument/hover", hover))
+			if m.Error != nil || !strings.Contains(string(m.Result), `"uri":"file:///elsewhere.ts"`) {
+				t.Fatalf("want the scripted result, got %s %s", m.Result, m.Error)
+			}
+		}},
 		{"flood progress", Behavior{FloodProgress: 3000}, func(t *testing.T, c *testClient, s *Server) {
 			id := c.request("textDocument/hover", hover)
 			n := 0

@@ -107,7 +107,8 @@ const (
 
 // Behavior is how the server treats one method. The zero Behavior answers
 // normally at once. Faults apply in this order: StopReading, Crash, Garbage,
-// floods, ContentModified/ServerCancelled, NeverAnswer, Delay, Error.
+// floods, ContentModified/ServerCancelled, NeverAnswer, Delay, Error,
+// Result.
 type Behavior struct {
 	// Delay postpones the answer. A $/cancelRequest for the request during
 	// the delay is answered with RequestCancelled (-32800) unless
@@ -127,6 +128,9 @@ type Behavior struct {
 	// ErrorMessage.
 	Error        int    `json:"error,omitempty"`
 	ErrorMessage string `json:"errorMessage,omitempty"`
+	// Result, when set, answers every request with this raw result
+	// instead of the computed one (a definition anywhere, say).
+	Result json.RawMessage `json:"result,omitempty"`
 	// Crash ends the server on receiving the request, without answering:
 	// the subprocess exits with status 2, the in-process server closes its
 	// output.

@@ -387,6 +387,8 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		return nil
 	case b.Error != 0:
 		answer = func() error { return s.replyError(m.ID, b.Error, b.ErrorMessage) }
+	case b.Result != nil:
+		answer = func() error { return s.reply(m.ID, b.Result) }
 	default:
 		result, code, msg := s.answer(ctx, wg, m)
 		if code != 0 {
