@@ -40,7 +40,8 @@
 //   - stage.go: Stage, the component as a proxy.Stage in the chain
 //   - render.go: rendering answers (workspace-relative places, paged
 //     listings cut to the output budget, text answers)
-//   - roots.go: a session's workspace roots and file arguments in them
+//   - roots.go: a session's workspace roots and file arguments in them;
+//     outside.go which files outside them results may show the lines of
 //   - backend.go: Backend and Wire; cache.go the diagnostics cache;
 //     doccache.go the files read
 package component

@@ -158,10 +158,13 @@ func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
 
 func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []wire.Location, context bool, known *target) *answer {
 	r := s.newRenderer(known)
+	if context && known != nil {
+		r.readOutside(known.path)
+	}
 	items := make([]item, 0, len(locs))
 	for _, l := range locs {
 		rel, line, col, text := r.place(l.URI, l.Range.Start)
-		it := item{File: rel, Line: line, Column: col}
+		it := item{File: rel, Line: line, Column: col, Outside: r.isOutside(l.URI)}
 		if context {
 			it.Context = text
 		}
@@ -170,6 +173,7 @@ func (s *Session) renderLocations(ctx context.Context, in Input, title string, l
 	sortItems(items)
 	l := &listing{Title: title}
 	page(in, items, l)
+	l.Notes = append(l.Notes, r.outsideNotes(l.Items)...)
 	if l.Total == 0 {
 		l.Notes = append(l.Notes, "the server found nothing at this position (check line and symbol; during indexing try again)")
 		if n := s.c.emptyNote(ctx); n != "" {

@@ -39,6 +39,12 @@ type renderer struct {
 	// infos are the lstats of the files inside that are no links, taken
 	// by the check: the stat the document cache needs.
 	infos map[string]os.FileInfo
+	// outside are the paths of this answer outside the workspace, each
+	// with why its line is not shown ("" when it is); readOut says lines
+	// are read there for files of lang's language (outside.go).
+	outside map[string]string
+	readOut bool
+	lang    *outsideLang
 }
 
 type uriPath struct {
@@ -195,13 +201,64 @@ func (r *renderer) doc(uri string) (string, *position.Document) {
 		return p, d
 	}
 	var d *position.Document
-	// Files outside the workspace (the standard library, dependencies) are
-	// shown by path, never read.
 	if r.within(p) {
 		d, _ = r.s.c.docs.readWith(p, r.infos[p])
+	} else {
+		// The standard library, dependencies: read only as outside.go's
+		// rule allows, for answers that asked (readOutside).
+		why := "outside the workspace"
+		if r.readOut {
+			d, why = r.outsideRead(p)
+		}
+		if r.outside == nil {
+			r.outside = map[string]string{}
+		}
+		r.outside[p] = why
 	}
 	r.docs[p] = d
 	return p, d
+}
+
+// readOutside makes the renderer show the lines of files outside the
+// workspace that outside.go's rule allows for results of a call on from.
+func (r *renderer) readOutside(from string) {
+	r.readOut, r.lang = true, outsideLangOf(from)
+}
+
+// isOutside reports whether uri, placed already, names a file outside the
+// workspace.
+func (r *renderer) isOutside(uri string) bool {
+	p, err := r.path(uri)
+	if err != nil {
+		return false
+	}
+	_, ok := r.outside[p]
+	return ok
+}
+
+// outsideNotesMax is how many files outside the workspace notes name.
+const outsideNotesMax = 3
+
+// outsideNotes say, a note per file, why the files outside the workspace
+// among items are shown without their lines: at most outsideNotesMax
+// files, by name, and how many more.
+func (r *renderer) outsideNotes(items []item) []string {
+	shown := map[string]bool{}
+	for _, it := range items {
+		shown[it.File] = it.Outside
+	}
+	var why []string
+	for p, w := range r.outside {
+		if f := relPath(r.s.Root, p); w != "" && shown[f] {
+			why = append(why, f+": line not shown: "+w)
+		}
+	}
+	sort.Strings(why)
+	if len(why) > outsideNotesMax {
+		more := fmt.Sprintf("%d more files outside the workspace are shown without their lines", len(why)-outsideNotesMax)
+		why = append(why[:outsideNotesMax], more)
+	}
+	return why
 }
 
 // place returns the relative path, 1-based line and column, and the line's
@@ -233,7 +290,14 @@ type item struct {
 	// severity and message); empty for plain locations.
 	Label   string `json:"label,omitempty"`
 	Context string `json:"context,omitempty"`
+	// Outside marks a file outside the session's workspace, shown by
+	// path (absolute, unless a link in the workspace leads to it).
+	Outside bool `json:"outside,omitempty"`
 }
+
+// outsideMark follows the name of a file outside the workspace in text
+// answers.
+const outsideMark = " (outside the workspace)"
 
 // listing is a paged, budgeted list of items grouped by file. Encoded, it
 // is the answer's structuredContent (diagnostics': its "listing"), as
@@ -384,10 +448,16 @@ func renderLevel(l *listing, level int) string {
 		b.WriteString(l.Detail + "\n")
 	}
 	groups, order := groupByFile(l.Items)
+	mark := func(f string) string {
+		if groups[f][0].Outside {
+			return f + outsideMark
+		}
+		return f
+	}
 	switch level {
 	case 0, 1:
 		for _, f := range order {
-			b.WriteString(f + "\n")
+			b.WriteString(mark(f) + "\n")
 			for _, it := range groups[f] {
 				fmt.Fprintf(&b, "  %s:%d:%d", f, it.Line, it.Column)
 				if it.Label != "" {
@@ -404,7 +474,7 @@ func renderLevel(l *listing, level int) string {
 		}
 	case 2:
 		for _, f := range order {
-			fmt.Fprintf(&b, "%s: %d\n", f, len(groups[f]))
+			fmt.Fprintf(&b, "%s: %d\n", mark(f), len(groups[f]))
 		}
 		b.WriteString("note: only counts per file fit the output budget; narrow with file, kind or limit\n")
 	case 3:
