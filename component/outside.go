@@ -151,17 +151,26 @@ var goRoots = sync.OnceValue(func() []string {
 	if err != nil {
 		return nil
 	}
+	return goEnvRoots(string(out))
+})
+
+// goEnvRoots reads the folders `go env` printed, one a line, links
+// resolved where they exist.
+func goEnvRoots(out string) []string {
 	var roots []string
-	for _, d := range strings.Fields(string(out)) {
+	for _, d := range strings.Split(strings.TrimSpace(out), "\n") {
 		if !filepath.IsAbs(d) {
 			continue
 		}
+		// The module cache may not be there yet: kept as said, it
+		// counts once something is downloaded into it.
 		if real, err := filepath.EvalSymlinks(d); err == nil {
-			roots = append(roots, real)
+			d = real
 		}
+		roots = append(roots, filepath.Clean(d))
 	}
 	return roots
-})
+}
 
 // goEnvTimeout bounds `go env`.
 const goEnvTimeout = 10 * time.Second

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -156,9 +157,10 @@ func fakeTool(t *testing.T, bin string, script fakelsp.Script, cfg Config, files
 // a file of each language may show the line of (outsideLang.refusal, given
 // resolved paths).
 func TestOutsideRule(t *testing.T) {
-	goroot := "/nonexistent-goroot"
-	if roots := goRoots(); len(roots) > 0 {
-		goroot = roots[0]
+	// With no go command the Go cases fail: nothing is read there.
+	goroot, modcache := "/nonexistent-goroot", "/nonexistent-gomodcache"
+	if roots := goRoots(); len(roots) == 2 {
+		goroot, modcache = roots[0], roots[1]
 	}
 	for _, tc := range []struct {
 		from, path string
@@ -166,6 +168,7 @@ func TestOutsideRule(t *testing.T) {
 	}{
 		{"main.go", filepath.Join(goroot, "src/fmt/print.go"), ""},
 		{"main.go", filepath.Join(goroot, "src/runtime/asm_amd64.s"), ""},
+		{"main.go", filepath.Join(modcache, "golang.org/x/tools@v0.39.0/go/packages/packages.go"), ""},
 		{"main.go", filepath.Join(goroot, "VERSION"), "outside the workspace, and not a Go source file"},
 		{"main.go", "/home/u/other/main.go", "outside the workspace, and not in GOROOT or the module cache (go env GOROOT GOMODCACHE)"},
 		{"main.go", "/home/u/proj/node_modules/x/x.go", "outside the workspace, and not in GOROOT or the module cache (go env GOROOT GOMODCACHE)"},
@@ -197,5 +200,28 @@ func TestOutsideRule(t *testing.T) {
 		if got := outsideLangOf(tc.from).refusal(tc.path); got != tc.why {
 			t.Errorf("from %s, %s: refusal %q, want %q", tc.from, tc.path, got, tc.why)
 		}
+	}
+}
+
+// TestGoEnvRoots: the folders `go env` prints count with their links
+// resolved, and a module cache not created yet counts as printed: gopls
+// downloads into it after the first call, which asked once.
+func TestGoEnvRoots(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	goroot := filepath.Join(base, "go")
+	if err := os.Mkdir(goroot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "golink")
+	if err := os.Symlink(goroot, link); err != nil {
+		t.Fatal(err)
+	}
+	modcache := filepath.Join(base, "home", "go", "pkg", "mod")
+	got := goEnvRoots(link + "\n" + modcache + "/\n")
+	if want := []string{goroot, modcache}; !slices.Equal(got, want) {
+		t.Errorf("goEnvRoots = %q, want %q", got, want)
 	}
 }
