@@ -225,3 +225,37 @@ func TestGoEnvRoots(t *testing.T) {
 		t.Errorf("goEnvRoots = %q, want %q", got, want)
 	}
 }
+
+// FuzzGoEnvRoots: whatever `go env` prints, the roots read from it are
+// clean absolute paths, one at most per line.
+func FuzzGoEnvRoots(f *testing.F) {
+	for _, s := range []string{"/usr/local/go\n/root/go/pkg/mod\n", "", "\n\n", "relative\n/x/../y", "/a\r\n/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		roots := goEnvRoots(out)
+		if len(roots) > strings.Count(out, "\n")+1 {
+			t.Fatalf("%d roots from %d lines", len(roots), strings.Count(out, "\n")+1)
+		}
+		for _, r := range roots {
+			if !filepath.IsAbs(r) || filepath.Clean(r) != r {
+				t.Fatalf("root %q from %q", r, out)
+			}
+		}
+	})
+}
+
+// FuzzOutsideRule: for any file a call is about and any path a server
+// names, a path the rule lets be read has an extension of the call's
+// language.
+func FuzzOutsideRule(f *testing.F) {
+	for _, s := range [][2]string{{"a.ts", "/w/node_modules/x.ts"}, {"a.go", "/usr/local/go/src/x.go"}, {"a.c", "/usr/include"}, {"a.py", "/lib/python3.1/x.py"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, from, path string) {
+		lang := outsideLangOf(from)
+		if lang.refusal(path) == "" && !slices.Contains(lang.exts, strings.ToLower(filepath.Ext(path))) {
+			t.Fatalf("from %q, %q may be read", from, path)
+		}
+	})
+}
