@@ -306,18 +306,11 @@ func (m *Manager) route(path string) (string, *server, error) {
 	if ceiling == "" {
 		return "", nil, fmt.Errorf("resolve %s: %w", path, ErrOutsideWorkspace)
 	}
-	cands := ServersFor(m.opts.Servers, abs)
-	if len(cands) == 0 {
+	cfg, ok := pickServer(ServersFor(m.opts.Servers, abs), m.installed)
+	if !ok {
 		return "", nil, fmt.Errorf("resolve %s: %w", path, ErrNoServer)
 	}
-	cfg := cands[0]
-	for _, c := range cands {
-		if _, err := m.lookPath(c.Command); err == nil {
-			cfg = c
-			break
-		}
-	}
-	if _, err := m.lookPath(cfg.Command); err != nil && m.opts.Connect == nil {
+	if !m.installed(cfg) {
 		return "", nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
 	}
 	root := FindRoot(abs, ceiling, cfg.RootMarkers)

@@ -48,6 +48,10 @@ type ServerConfig struct {
 	Priority int `json:"priority,omitempty"`
 	// Disabled removes the server from routing.
 	Disabled bool `json:"disabled,omitempty"`
+	// Needed says whether workspace-wide questions go to the server:
+	// NeededAuto (or empty) decides from project markers and the share
+	// of files (Manager.Survey), NeededYes and NeededNo override that.
+	Needed string `json:"needed,omitempty"`
 	// Timeouts overrides Options' timeouts for this server.
 	Timeouts Timeouts `json:"timeouts,omitzero"`
 }
@@ -223,6 +227,11 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		if o.Name == "" {
 			return nil, fmt.Errorf("merge servers: a server override has no name")
 		}
+		switch o.Needed {
+		case "", NeededAuto, NeededYes, NeededNo:
+		default:
+			return nil, fmt.Errorf("merge servers: server %q: needed %q: want %q, %q or %q", o.Name, o.Needed, NeededAuto, NeededYes, NeededNo)
+		}
 		i := slices.IndexFunc(out, func(s ServerConfig) bool { return s.Name == o.Name })
 		if i < 0 {
 			if o.Command == "" || len(o.Extensions)+len(o.Filenames) == 0 {
@@ -270,6 +279,9 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		}
 		if o.Priority != 0 {
 			s.Priority = o.Priority
+		}
+		if o.Needed != "" {
+			s.Needed = o.Needed
 		}
 		s.Disabled = o.Disabled
 		s.Timeouts = o.Timeouts.withDefaults(s.Timeouts)
