@@ -173,6 +173,10 @@ type Server struct {
 	Settings map[string]any `toml:"settings"`
 	// Disabled turns the server off.
 	Disabled bool `toml:"disabled"`
+	// Needed overrides whether the workspace needs the server (its
+	// workspace-wide questions go to it): "auto" decides from project
+	// markers and the share of files, "yes" and "no" say so.
+	Needed string `toml:"needed" enum:"auto,yes,no"`
 	// Timeouts overrides the global request and initialize timeouts.
 	Timeouts ServerTimeouts `toml:"timeouts"`
 }

@@ -123,6 +123,17 @@ func TestLSPServers(t *testing.T) {
 			},
 		},
 		{
+			name:    "needed overrides the survey",
+			servers: map[string]Server{"clangd": {Needed: lsp.NeededYes}},
+			check:   "clangd",
+			want:    with("clangd", func(s *lsp.ServerConfig) { s.Needed = lsp.NeededYes }),
+		},
+		{
+			name:    "needed takes auto, yes or no",
+			servers: map[string]Server{"clangd": {Needed: "maybe"}},
+			wantErr: `server "clangd": needed "maybe": want "auto", "yes" or "no"`,
+		},
+		{
 			name:    "a new server without a command is refused",
 			servers: map[string]Server{"mystery": {Extensions: []string{"zz"}}},
 			wantErr: `new server "mystery" needs a command`,
@@ -193,6 +204,9 @@ timeouts = { initialize = "2m" }
 [servers.pyright]
 disabled = true
 
+[servers.clangd]
+needed = "yes"
+
 [servers.ruff]
 command = ["ruff", "server"]
 extensions = ["py", "pyi"]
@@ -207,9 +221,11 @@ language_id = "python"
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gopls, pyright, ruff *lsp.ServerConfig
+	var gopls, pyright, ruff, clangd *lsp.ServerConfig
 	for i := range got {
 		switch got[i].Name {
+		case "clangd":
+			clangd = &got[i]
 		case "gopls":
 			gopls = &got[i]
 		case "pyright":
@@ -218,7 +234,7 @@ language_id = "python"
 			ruff = &got[i]
 		}
 	}
-	if gopls == nil || pyright == nil || ruff == nil {
+	if gopls == nil || pyright == nil || ruff == nil || clangd == nil {
 		t.Fatalf("missing servers in %v", got)
 	}
 	if diff := cmp.Diff([]string{"-remote=auto"}, gopls.Args); diff != "" {
@@ -235,6 +251,9 @@ language_id = "python"
 	}
 	if !pyright.Disabled {
 		t.Error("pyright not disabled")
+	}
+	if clangd.Needed != lsp.NeededYes || gopls.Needed != "" {
+		t.Errorf("needed: clangd %q, gopls %q", clangd.Needed, gopls.Needed)
 	}
 	if ruff.Command != "ruff" || !cmp.Equal(ruff.Args, []string{"server"}) || ruff.Language != "python" {
 		t.Errorf("ruff = %+v", *ruff)
