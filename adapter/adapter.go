@@ -107,8 +107,8 @@ type Adapter struct {
 	samples map[string]string
 	// roots are the workspace roots (config and session folders).
 	roots []string
-	// walked caches, per root, one file for each server (rootFiles).
-	walked map[string][]string
+	// surveys are the last survey of each root (survey).
+	surveys map[string]*lsp.Survey
 
 	closeOnce sync.Once
 	closeErr  error
@@ -143,7 +143,7 @@ func New(cfg Config) (*Adapter, error) {
 	return &Adapter{
 		cfg: cfg, log: cfg.Logger, mgr: mgr, life: life, stop: stop, roots: slices.Clone(cfg.LSP.Roots),
 		agentNotes: map[string]bool{}, lacks: map[string]bool{},
-		known: map[string]bool{}, samples: map[string]string{}, walked: map[string][]string{},
+		known: map[string]bool{}, samples: map[string]string{}, surveys: map[string]*lsp.Survey{},
 	}, nil
 }
 

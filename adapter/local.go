@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -225,8 +224,9 @@ func (a *Adapter) noteSample(path string) {
 
 // workspaceFiles returns one file per local server that a workspace-wide
 // request (no uri) should reach, so the Manager routes to each: files
-// requests were made about first, then the first file of each kind found
-// under the workspace roots. With server set, only that server's.
+// requests were made about first (their servers were started by naming
+// them), then a file of each server the workspace needs (lsp's Survey).
+// With server set, only that server's, needed or not: the caller named it.
 func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 	cfgs := a.configs()
 	a.mu.Lock()
@@ -237,8 +237,15 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
 	slices.Sort(cands)
+	var surveys []*lsp.Survey
 	for _, root := range roots {
-		cands = append(cands, a.rootFiles(root, cfgs)...)
+		sv := a.survey(root, false)
+		surveys = append(surveys, sv)
+		for _, n := range sv.Servers {
+			if (server == "" && n.Needed) || n.Config.Name == server {
+				cands = append(cands, firstPath(sv, n.Config.Name))
+			}
+		}
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -259,18 +266,18 @@ func (a *Adapter) workspaceFiles(server string) ([]string, error) {
 		if server != "" {
 			return nil, badParams("no file in the workspace is handled by server %q", server)
 		}
-		// Name the servers the workspace's files need and lack, with how
-		// to install them (walked only on this error path).
-		var missing []missingServer
-		for _, root := range roots {
-			walkFiles(root, 20000, func(path string) bool {
-				if cands := lsp.ServersFor(cfgs, path); len(cands) > 0 && a.firstInstalled(cfgs, path) == nil {
-					missing = noteMissing(missing, cands[0])
+		e := &lspNoServer{roots: roots}
+		for _, sv := range surveys {
+			for _, n := range sv.Servers {
+				switch {
+				case n.Needed && !n.Installed:
+					e.missing = append(e.missing, missingServer{missingError(n.Config), n.Files})
+				case !n.Needed:
+					e.notNeeded = append(e.notNeeded, n.Config.Name)
 				}
-				return false
-			})
+			}
 		}
-		return nil, &lspNoServer{roots: roots, missing: missing}
+		return nil, e
 	}
 	return out, nil
 }
@@ -296,37 +303,41 @@ func (a *Adapter) firstInstalled(cfgs []lsp.ServerConfig, path string) *lsp.Serv
 	return nil
 }
 
-// rootFiles returns, for each installed server, the first file under root
-// it handles. The walk is bounded and done once per root (again only when
-// a file it found is gone): workspace-wide requests must not scan a large
-// tree every time.
-func (a *Adapter) rootFiles(root string, cfgs []lsp.ServerConfig) []string {
+// survey returns lsp's survey of root: which servers the workspace needs
+// and files of each. fresh walks now (status and whole-workspace
+// diagnostics, which look at the tree anyway); otherwise the last survey
+// serves, walked again only when it found no needed server that can run
+// or a file it chose is gone: workspace symbol queries must not walk a
+// large tree every time.
+func (a *Adapter) survey(root string, fresh bool) *lsp.Survey {
 	a.mu.Lock()
-	files, ok := a.walked[root]
+	sv := a.surveys[root]
 	a.mu.Unlock()
-	if ok && !slices.ContainsFunc(files, func(p string) bool { return !reachable(p, []string{root}) }) {
-		return files
+	if !fresh && sv != nil && slices.ContainsFunc(sv.Servers, func(n lsp.ServerNeed) bool { return n.Needed && n.Installed }) &&
+		!slices.ContainsFunc(sv.Servers, func(n lsp.ServerNeed) bool { return !reachable(firstPath(sv, n.Config.Name), []string{root}) }) {
+		return sv
 	}
-	// Not walked yet, or a file found then is gone: walk again, or the
-	// server it stood for could no longer be reached.
-	files = nil
-	seen := map[string]bool{}
-	walkFiles(root, 20000, func(path string) bool {
-		if c := a.firstInstalled(cfgs, path); c != nil && !seen[c.Name] {
-			seen[c.Name] = true
-			files = append(files, path)
-		}
-		return false
-	})
+	sv = a.mgr.Survey(root, maxWorkspaceFiles)
 	a.mu.Lock()
-	a.walked[root] = files
+	a.surveys[root] = sv
 	a.mu.Unlock()
-	return files
+	return sv
+}
+
+// firstPath is the first file sv found of server (every server of a
+// survey has one).
+func firstPath(sv *lsp.Survey, server string) string {
+	i := slices.IndexFunc(sv.Paths, func(f lsp.SurveyFile) bool { return f.Server == server })
+	if i < 0 {
+		return ""
+	}
+	return sv.Paths[i].Path
 }
 
 type lspNoServer struct {
-	roots   []string
-	missing []missingServer // servers files under roots need, not installed
+	roots     []string
+	missing   []missingServer // servers the workspace needs, not installed
+	notNeeded []string        // servers of files under roots the workspace does not need
 }
 
 func (e *lspNoServer) Error() string {
@@ -341,6 +352,10 @@ func (e *lspNoServer) Error() string {
 		}
 		msg += sep + fmt.Sprintf("%v (needed by %s)", ms.err, plural(ms.files, "file"))
 	}
+	if len(e.missing) == 0 && len(e.notNeeded) > 0 {
+		msg = "no language server is needed for the workspace-wide questions of " + strings.Join(e.roots, ", ") +
+			" (" + strings.Join(e.notNeeded, ", ") + " only have a few files there, or are configured needed = \"no\"; see status); ask about a file"
+	}
 	return msg
 }
 
@@ -350,32 +365,6 @@ func (a *Adapter) installed(c lsp.ServerConfig) bool {
 	return err == nil
 }
 
-// walkFiles calls f for regular files under root, skipping hidden and
-// dependency folders, until f returns true or limit entries were seen.
-func walkFiles(root string, limit int, f func(path string) bool) {
-	n := 0
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		n++
-		if n > limit {
-			return filepath.SkipAll
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "vendor" || name == "target" || name == "__pycache__") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && f(p) {
-			return filepath.SkipAll
-		}
-		return nil
-	})
-}
-
 // localDiagnosticReport answers `_lsp/diagnosticReport` from local
 // servers. No uris means every file known to have diagnostics.
 func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.DiagnosticReportParams) (*lspext.DiagnosticReportResult, error) {
@@ -383,9 +372,12 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		return nil, a.localOff(lspext.DiagnosticReport)
 	}
 	uris, truncated := p.URIs, false
-	var missing []missingServer
+	var (
+		missing []missingServer
+		skipped []lsp.ServerNeed
+	)
 	if len(uris) == 0 {
-		uris, truncated, missing = a.workspaceURIs()
+		uris, truncated, missing, skipped = a.workspaceURIs()
 	}
 	paths := make([]string, 0, len(uris))
 	for _, u := range uris {
@@ -424,6 +416,15 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: ms.err.Server, Verdict: lspext.VerdictFailed,
 			Detail: fmt.Sprintf("%v; %s not checked", ms.err, plural(ms.files, "file"))})
 	}
+	if len(skipped) > 0 {
+		// Their files are left out by rule, not found clean: say so.
+		var parts []string
+		for _, n := range skipped {
+			parts = append(parts, fmt.Sprintf("%s of %s", plural(n.Files, "file"), n.Config.Name))
+		}
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported,
+			Detail: "not checked: " + strings.Join(parts, ", ") + ", servers the workspace does not need (see status); name a file or a glob to check them"})
+	}
 	if note := a.mgr.WatchStatus().Note; note != "" {
 		// A fresh verdict cannot know of files changed outside acp-lsp
 		// in folders the watcher does not cover: say so with it.
@@ -456,17 +457,17 @@ func mergeVerdict(list []lspext.ServerVerdict, v lspext.ServerVerdict) []lspext.
 // maxWorkspaceFiles bounds a workspace-wide local diagnostics report.
 const maxWorkspaceFiles = 200
 
-// workspaceURIs are the files a workspace-wide local report covers: the
-// files under the roots that an installed server handles (walked now, so
-// new files count), and files some server published diagnostics for. At
-// most maxWorkspaceFiles; more reports truncated. missing lists the
-// servers not installed that files under the roots need, with how many
-// files each leaves unchecked.
-func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []missingServer) {
+// workspaceURIs are the files a workspace-wide local report covers: files
+// some server published diagnostics for, then the files under the roots
+// of the servers the workspace needs (surveyed now, so new files count).
+// At most maxWorkspaceFiles; more reports truncated. missing lists the
+// needed servers not installed, with how many files each leaves
+// unchecked; skipped the servers with files there the workspace does not
+// need.
+func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []missingServer, skipped []lsp.ServerNeed) {
 	a.mu.Lock()
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
-	cfgs := a.configs()
 	seen := map[string]bool{}
 	add := func(uri string) bool {
 		if seen[uri] {
@@ -486,17 +487,27 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []miss
 		}
 	}
 	for _, root := range roots {
-		walkFiles(root, 20000, func(path string) bool {
-			if a.firstInstalled(cfgs, path) == nil {
-				if cands := lsp.ServersFor(cfgs, path); len(cands) > 0 {
-					missing = noteMissing(missing, cands[0])
-				}
-				return false
+		sv := a.survey(root, true)
+		checked := map[string]bool{}
+		for _, n := range sv.Servers {
+			switch {
+			case n.Needed && n.Installed:
+				checked[n.Config.Name] = true
+				// The survey keeps maxWorkspaceFiles of each.
+				truncated = truncated || n.Files > maxWorkspaceFiles
+			case n.Needed:
+				missing = append(missing, missingServer{missingError(n.Config), n.Files})
+			default:
+				skipped = append(skipped, n)
 			}
-			return !add(edit.URIFromPath(path))
-		})
+		}
+		for _, f := range sv.Paths {
+			if checked[f.Server] && !add(edit.URIFromPath(f.Path)) {
+				break
+			}
+		}
 	}
-	return uris, truncated, missing
+	return uris, truncated, missing, skipped
 }
 
 // missingServer is a server not installed and how many workspace files
@@ -506,15 +517,10 @@ type missingServer struct {
 	files int
 }
 
-// noteMissing counts one more file for c's server in list.
-func noteMissing(list []missingServer, c lsp.ServerConfig) []missingServer {
-	for i := range list {
-		if list[i].err.Server == c.Name {
-			list[i].files++
-			return list
-		}
-	}
-	return append(list, missingServer{&lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}, 1})
+// missingError says that c's program is not installed, and how to
+// install it.
+func missingError(c lsp.ServerConfig) *lsp.MissingServerError {
+	return &lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}
 }
 
 // plural says "1 file" or "3 files".
@@ -532,7 +538,9 @@ func (a *Adapter) knownURIs() []string {
 }
 
 // localServers describes local servers: with uri, those that handle it
-// (configured ones included, started or not); without, every server used.
+// (configured ones included, started or not); without, the servers each
+// workspace root needs (started or not, with why), the other servers its
+// files are routed to, and every other server used.
 func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 	if a.cfg.NoLocal {
 		return []lspext.ServerInfo{}, nil
@@ -546,8 +554,32 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 	watchNote := a.mgr.WatchStatus().Note
 	out := []lspext.ServerInfo{}
 	if uri == "" {
-		for _, st := range statuses {
-			out = append(out, serverInfo(st, byName[st.Name], watchNote))
+		a.mu.Lock()
+		roots := slices.Clone(a.roots)
+		a.mu.Unlock()
+		listed := make([]bool, len(statuses))
+		for _, root := range roots {
+			for _, n := range a.survey(root, true).Servers {
+				found := false
+				for i, st := range statuses {
+					if !listed[i] && st.Name == n.Config.Name && edit.Within(root, st.Root) {
+						info := serverInfo(st, n.Config, watchNote)
+						info.Needed, info.Reason = n.Needed, n.Reason
+						out = append(out, info)
+						listed[i], found = true, true
+					}
+				}
+				if !found {
+					info := a.idleInfo(n.Config)
+					info.Root, info.Needed, info.Reason = root, n.Needed, n.Reason
+					out = append(out, info)
+				}
+			}
+		}
+		for i, st := range statuses {
+			if !listed[i] {
+				out = append(out, serverInfo(st, byName[st.Name], watchNote))
+			}
 		}
 		return out, nil
 	}
@@ -564,15 +596,22 @@ func (a *Adapter) localServers(uri string) ([]lspext.ServerInfo, error) {
 			}
 		}
 		if !found {
-			info := lspext.ServerInfo{Name: c.Name, Source: "local", Languages: languages(c), State: "stopped"}
-			if !a.installed(c) {
-				info.State = "not_installed"
-				info.LastError = (&lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}).Error()
-			}
-			out = append(out, info)
+			out = append(out, a.idleInfo(c))
 		}
 	}
 	return out, nil
+}
+
+// idleInfo describes local server c where none of its processes was ever
+// started: not started yet (it starts on first use), or not installed,
+// with how to install it.
+func (a *Adapter) idleInfo(c lsp.ServerConfig) lspext.ServerInfo {
+	info := lspext.ServerInfo{Name: c.Name, Source: "local", Languages: languages(c), State: "not_started"}
+	if !a.installed(c) {
+		info.State = "not_installed"
+		info.LastError = missingError(c).Error()
+	}
+	return info
 }
 
 // serverInfo describes a local server; watchNote (what file watching does

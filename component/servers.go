@@ -49,7 +49,10 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 			busy = append(busy, i.Name)
 		}
 		fmt.Fprintf(&b, "%s (%s)", i.Name, i.Source)
-		if i.State != "" {
+		switch {
+		case i.Source == "local":
+			b.WriteString(" " + stateWords(i.State))
+		case i.State != "":
 			b.WriteString(" " + i.State)
 		}
 		if len(i.Languages) > 0 {
@@ -65,9 +68,17 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 			if i.RSS != 0 {
 				fmt.Fprintf(&b, " rss=%dMB", i.RSS>>20)
 			}
-			if i.LastError != "" {
-				b.WriteString(" last_error=" + i.LastError)
-			}
+		}
+		switch {
+		case i.Needed:
+			b.WriteString("; needed: " + i.Reason)
+		case i.Reason != "" && (i.State == "not_started" || i.State == "stopped" || i.State == "not_installed"):
+			b.WriteString("; not needed: " + i.Reason + ": it starts only when a question names one of its files")
+		case i.Reason != "":
+			b.WriteString("; not needed: " + i.Reason + ": started for a file asked about")
+		}
+		if i.LastError != "" && (action == "status" || i.State == "not_installed") {
+			b.WriteString(" last_error=" + i.LastError)
 		}
 		b.WriteByte('\n')
 		if action == "capabilities" && len(i.Capabilities) > 0 {
@@ -81,6 +92,20 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 		fmt.Fprintf(&b, "note: %s still loading the project: answers may be missing until ready (an empty answer from them is not final)\n", strings.Join(busy, ", "))
 	}
 	return b.String()
+}
+
+// stateWords says a local server's state as a sentence fragment, the
+// states of servers not running explained.
+func stateWords(state string) string {
+	switch state {
+	case "not_started":
+		return "not started yet (starts on first use)"
+	case "stopped":
+		return "stopped (starts again on first use)"
+	case "not_installed":
+		return "not installed"
+	}
+	return state
 }
 
 func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {

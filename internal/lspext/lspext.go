@@ -206,8 +206,9 @@ type ServerInfo struct {
 	Languages []string `json:"languages,omitempty"`
 	// Root is the workspace root the server runs for.
 	Root string `json:"root,omitempty"`
-	// State is "starting", "ready", "indexing", "stopped", "failed" or
-	// "not_installed".
+	// State is "not_started" (a local server never started: it starts on
+	// first use), "starting", "ready", "indexing", "stopped" (it ran and
+	// was stopped, idle), "failed" or "not_installed".
 	State string `json:"state,omitempty"`
 	PID   int    `json:"pid,omitempty"`
 	// RSS is the resident memory in bytes, when known.
@@ -217,6 +218,14 @@ type ServerInfo struct {
 	LastError string `json:"lastError,omitempty"`
 	// Capabilities are the server's raw LSP ServerCapabilities.
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
+	// Needed is set on a local server the workspace needs: workspace-wide
+	// questions (workspace symbols, whole-workspace diagnostics) go to
+	// it. Another starts only when a question names one of its files.
+	Needed bool `json:"needed,omitempty"`
+	// Reason says why a local server is needed or not, when the
+	// workspace was looked at ("go.mod at the workspace root", "3 of 48
+	// files (6%), under 10%, ...").
+	Reason string `json:"reason,omitempty"`
 }
 
 // ServersResult is the result of Servers and Status.
