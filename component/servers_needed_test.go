@@ -166,7 +166,8 @@ func TestStatusFirstCall(t *testing.T) {
 // stray .js, .c and .json files, a workspace symbol query and
 // whole-workspace diagnostics start gopls alone (the process table says
 // so) and say which files they left out; a question about one of the .js
-// files then starts typescript-language-server.
+// files then starts typescript-language-server, which runs without
+// automatic type acquisition (no npm in the background).
 func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 	peers.Require(t, "gopls")
 	peers.Require(t, "typescript-language-server")
@@ -204,6 +205,22 @@ func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 		t.Errorf("a question about web/app.js: servers %v, want %v", got, want)
 	}
 	logMemory(t, "after a question about web/app.js", after)
+	ts := after["typescript-language-server"]
+	tsserver := false
+	for _, c := range ts.children {
+		if strings.Contains(c, "tsserver") {
+			tsserver = true
+			if !strings.Contains(c, "--disableAutomaticTypingAcquisition") {
+				t.Errorf("tsserver runs with automatic type acquisition: %s", c)
+			}
+		}
+		if strings.Contains(c, "typingsInstaller") {
+			t.Errorf("typings installer running: %s", c)
+		}
+	}
+	if !tsserver {
+		t.Errorf("no tsserver under typescript-language-server: %q", ts.children)
+	}
 
 	// status: gopls needed and running; typescript-language-server running
 	// for the file asked about, not needed; clangd neither.

@@ -182,8 +182,15 @@ func DefaultServers() []ServerConfig {
 				"js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascriptreact",
 			},
 			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json", ".git"},
-			InstallHint: "npm install -g typescript-language-server typescript",
-			VersionArgs: []string{"--version"},
+			// No automatic type acquisition: tsserver would otherwise run
+			// npm in the background (types-registry, @types/* for every
+			// package a .js file requires) from the first .js file it
+			// opens: network traffic and writes to ~/.cache/typescript
+			// nobody asked for. Configuration turns it back on
+			// (docs/configuration.md).
+			InitializationOptions: json.RawMessage(`{"disableAutomaticTypingAcquisition":true}`),
+			InstallHint:           "npm install -g typescript-language-server typescript",
+			VersionArgs:           []string{"--version"},
 		},
 		{
 			Name: "clangd", Command: "clangd", Language: "c",
