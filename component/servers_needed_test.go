@@ -11,6 +11,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
+	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -146,7 +147,7 @@ func TestStatusFirstCall(t *testing.T) {
 			writeTree(t, root, tt.files)
 			sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env(), Servers: tt.servers}}, Config{}, false)
 			cs := sc.open(t, root)
-			text, isErr, _ := callFull(t, cs, map[string]any{"action": "status"})
+			text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "status"})
 			if isErr || strings.Contains(text, "no language server") {
 				t.Errorf("status (error %v):\n%s", isErr, text)
 			}
@@ -177,7 +178,7 @@ func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 	cs := sc.open(t, root)
 	gopls := []string{"gopls"}
 
-	text, isErr, _ := callFull(t, cs, map[string]any{"action": "symbols", "query": "NewWidget"})
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "symbols", "query": "NewWidget"})
 	if isErr || !strings.Contains(text, "widgets/widget.go") {
 		t.Errorf("workspace symbols (error %v):\n%s", isErr, text)
 	}
@@ -185,7 +186,7 @@ func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 		t.Errorf("a workspace symbol query started %v, want %v", got, gopls)
 	}
 
-	text, isErr, _ = callFull(t, cs, map[string]any{"action": "diagnostics", "file": "*"})
+	text, isErr, _ = stacktest.CallTool(t, cs, map[string]any{"action": "diagnostics", "file": "*"})
 	t.Logf("diagnostics *:\n%s", text)
 	if isErr || !strings.Contains(text, "gopls: fresh") ||
 		!strings.Contains(text, "not checked: 3 files of typescript-language-server, 2 files of clangd, 2 files of vscode-json-language-server, servers the workspace does not need") {
@@ -196,7 +197,7 @@ func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 	}
 	logMemory(t, "after the workspace-wide questions", startedServers(t))
 
-	text, isErr, _ = callFull(t, cs, map[string]any{"action": "symbols", "file": "web/app.js"})
+	text, isErr, _ = stacktest.CallTool(t, cs, map[string]any{"action": "symbols", "file": "web/app.js"})
 	if isErr || !strings.Contains(text, "startApp") {
 		t.Errorf("symbols of web/app.js (error %v):\n%s", isErr, text)
 	}
@@ -224,7 +225,7 @@ func TestWorkspaceQuestionsStartNeededServers(t *testing.T) {
 
 	// status: gopls needed and running; typescript-language-server running
 	// for the file asked about, not needed; clangd neither.
-	text, _, _ = callFull(t, cs, map[string]any{"action": "status"})
+	text, _, _ = stacktest.CallTool(t, cs, map[string]any{"action": "status"})
 	t.Logf("status:\n%s", text)
 	for _, w := range []string{"gopls (local) ready", "; needed: go.mod at the workspace root", "typescript-language-server (local) ready",
 		"; not needed: 3 of 48 files (6%), under 10%, and no project marker at the workspace root: started for a file asked about",
