@@ -22,13 +22,9 @@ func (s *Session) servers(ctx context.Context, in Input) (*answer, error) {
 	if in.Action == "status" {
 		infos, err = s.c.backend.Status(ctx)
 	} else {
-		uri := ""
-		if in.File != "" {
-			p, err := s.resolve(in.File)
-			if err != nil {
-				return nil, err
-			}
-			uri = edit.URIFromPath(p)
+		var uri string
+		if uri, err = s.fileURI(in.File); err != nil {
+			return nil, err
 		}
 		infos, err = s.c.backend.Servers(ctx, uri)
 	}
@@ -112,13 +108,9 @@ func (s *Session) restart(ctx context.Context, in Input) (*answer, error) {
 	if !s.cfg.allowed("restart") {
 		return nil, errors.New("restart is turned off in acp-lsp's configuration (allow_mutating)")
 	}
-	uri := ""
-	if in.File != "" {
-		p, err := s.resolve(in.File)
-		if err != nil {
-			return nil, err
-		}
-		uri = edit.URIFromPath(p)
+	uri, err := s.fileURI(in.File)
+	if err != nil {
+		return nil, err
 	}
 	if in.Server == "" && uri == "" {
 		return nil, errors.New("restart needs server (see action=status) or file")
@@ -199,4 +191,17 @@ var readOnlyMethods = map[string]bool{
 	"workspace/willCreateFiles": true, "workspace/willRenameFiles": true, "workspace/willDeleteFiles": true,
 	"codeAction/resolve": true, "codeLens/resolve": true, "completionItem/resolve": true,
 	"documentLink/resolve": true, "inlayHint/resolve": true, "workspaceSymbol/resolve": true,
+}
+
+// fileURI is the URI of an optional file argument within the session's
+// roots ("" when there is none).
+func (s *Session) fileURI(file string) (string, error) {
+	if file == "" {
+		return "", nil
+	}
+	p, err := s.resolve(file)
+	if err != nil {
+		return "", err
+	}
+	return edit.URIFromPath(p), nil
 }
