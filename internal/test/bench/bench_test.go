@@ -206,26 +206,6 @@ func TestTraced(t *testing.T) {
 	}
 }
 
-func TestParseStat(t *testing.T) {
-	for _, c := range []struct {
-		line      string
-		pid, ppid int
-		cpu       int64
-		ok        bool
-	}{
-		{"4242 (gopls) S 17 4242 17 0 -1 4194560 9 0 0 0 120 35 0 0 20 0 12 0 100 0 0", 4242, 17, 155, true},
-		{"7 (a (b) c) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0", 7, 1, 7, true},
-		{"8 (x) S 1 8", 0, 0, 0, false},
-		{"garbage", 0, 0, 0, false},
-		{"", 0, 0, 0, false},
-	} {
-		pid, ppid, cpu, ok := parseStat(c.line)
-		if pid != c.pid || ppid != c.ppid || cpu != c.cpu || ok != c.ok {
-			t.Errorf("parseStat(%q) = %d %d %d %v, want %d %d %d %v", c.line, pid, ppid, cpu, ok, c.pid, c.ppid, c.cpu, c.ok)
-		}
-	}
-}
-
 // TestChildrenCPU counts a grandchild's CPU (as gopls under node) and
 // nothing of processes outside this one's descendants.
 func TestChildrenCPU(t *testing.T) {

@@ -3,9 +3,6 @@ package bench
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -61,64 +58,13 @@ func settle(ctx context.Context) time.Duration {
 // descended from pid (pid itself excluded: in-process columns' own
 // goroutines are not a server's background work).
 func childrenCPU(pid int) (int64, bool) {
-	stats, err := filepath.Glob("/proc/[0-9]*/stat")
-	if err != nil || len(stats) == 0 {
+	procs, ok := procTable()
+	if !ok {
 		return 0, false
 	}
-	type proc struct {
-		ppid int
-		cpu  int64
-	}
-	procs := map[int]proc{}
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // ended meanwhile
-		}
-		p, ppid, cpu, ok := parseStat(string(b))
-		if ok {
-			procs[p] = proc{ppid, cpu}
-		}
-	}
 	var sum int64
-	for _, pr := range procs {
-		for anc, n := pr.ppid, 0; anc > 1 && n < 64; n++ {
-			if anc == pid {
-				sum += pr.cpu
-				break
-			}
-			next, ok := procs[anc]
-			if !ok {
-				break
-			}
-			anc = next.ppid
-		}
+	for p := range descendants(procs, pid) {
+		sum += procs[p].cpu
 	}
 	return sum, true
-}
-
-// parseStat reads pid, ppid and utime+stime from a /proc/<pid>/stat line;
-// the command name in parentheses may hold spaces and parentheses itself.
-func parseStat(s string) (pid, ppid int, cpu int64, ok bool) {
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 1 || end < open || end+2 > len(s) {
-		return 0, 0, 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(s[:open]))
-	if err != nil {
-		return 0, 0, 0, false
-	}
-	// After ") ": state(3) ppid(4) ... utime(14) stime(15), numbered as
-	// in proc(5).
-	f := strings.Fields(s[end+2:])
-	if len(f) < 13 {
-		return 0, 0, 0, false
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	ut, err2 := strconv.ParseInt(f[11], 10, 64)
-	st, err3 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, 0, 0, false
-	}
-	return pid, ppid, ut + st, true
 }
