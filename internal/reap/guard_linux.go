@@ -18,10 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// guardName is the guard's argv[0]: the binary run again with it is the
-// guard. Its command line reads "acp-lsp-guard PATH ARGV...".
-const guardName = "acp-lsp-guard"
-
 // ctlFD is the guard's end of its socket to acp-lsp (ExtraFiles[0]).
 const ctlFD = 3
 
@@ -36,7 +32,7 @@ const (
 func init() {
 	// Before main (and before a test binary's flags are parsed): a binary
 	// that can start a guarded child can be its guard.
-	if len(os.Args) > 1 && os.Args[0] == guardName {
+	if len(os.Args) > 1 && os.Args[0] == GuardName {
 		// No exit hooks: the guard has nothing to flush, and a build with
 		// the race detector would sleep a second in them.
 		syscall.Exit(guard(os.Args[1], os.Args[2:]))
@@ -68,7 +64,7 @@ func Start(cmd *exec.Cmd) (*Child, error) {
 	ctl := fc.(*net.UnixConn)
 	path := cmd.Path
 	cmd.Path = "/proc/self/exe" // this very binary, even if replaced on disk since
-	cmd.Args = append([]string{guardName, path}, cmd.Args...)
+	cmd.Args = append([]string{GuardName, path}, cmd.Args...)
 	cmd.ExtraFiles = []*os.File{theirs}
 	// Out of the way of signals for acp-lsp's group (a terminal's ^C):
 	// the guard must outlive the child. No Pdeathsig: acp-lsp's death is
@@ -179,7 +175,7 @@ func guard(path string, argv []string) int {
 	ctl := os.NewFile(ctlFD, "acp-lsp")
 	syscall.CloseOnExec(ctlFD)
 	// Named in ps and top as it is in its command line, not "exe".
-	_ = os.WriteFile("/proc/self/comm", []byte(guardName), 0)
+	_ = os.WriteFile("/proc/self/comm", []byte(GuardName), 0)
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		errno, _ := err.(syscall.Errno)
 		writeRecord(ctl, recStartErr, uint32(errno))

@@ -21,6 +21,11 @@ import (
 	"syscall"
 )
 
+// GuardName is the guard's argv[0]: the binary run again with it is the
+// guard. Its command line reads "acp-lsp-guard PATH ARGV..." (the process
+// table names it so; the bench tells it from the server it guards).
+const GuardName = "acp-lsp-guard"
+
 // Child is a started child process and its tree.
 type Child struct {
 	pid    int
