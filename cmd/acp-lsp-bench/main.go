@@ -1,5 +1,6 @@
 // Command acp-lsp-bench measures acp-lsp against a bare LSP client and the
-// MCP-to-LSP servers cclsp and lsmcp, plus forwarding and scale rows, and
+// MCP-to-LSP servers cclsp and lsmcp, plus forwarding, scale and load
+// (cold start on a large module: time to the right answer, memory) rows, and
 // writes docs/benchmarks.md's generated section and docs/bench/*.png.
 // scripts/bench.sh installs what it needs and runs it.
 package main
@@ -30,13 +31,14 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "docs", "docs folder to write benchmarks.md's generated section and bench/*.png into (empty: write nothing)")
 	quick := fs.Bool("quick", false, "few repetitions: a smoke run, figures only indicative")
-	rows := fs.String("rows", "lsp,forward,scale", "row groups to run, comma-separated: lsp, forward, scale")
+	rows := fs.String("rows", strings.Join(bench.RowGroups, ","), "row groups to run, comma-separated: "+strings.Join(bench.RowGroups, ", "))
+	loadRuns := fs.Int("load-runs", 0, "cold runs per column and question in the load rows (default 3, with -quick 1)")
 	cols := fs.String("columns", "bare,acp-lsp,cclsp,lsmcp", "LSP table columns, comma-separated: bare, acp-lsp, cclsp, lsmcp")
 	client := fs.String("mcp-client", bench.ClientSDK, "MCP client driving every MCP column (acp-lsp, cclsp, lsmcp): go-sdk (github.com/modelcontextprotocol/go-sdk) or lean (the bench's own, to see the client's share)")
 	trace := fs.String("trace", "", "folder for each LSP column's gopls RPC trace (gopls -rpc.trace), to read what each column asks the server; slows gopls, so not for figures")
 	cache := fs.String("cache", "", "cache folder for the workspace module, workspace copies and npm peers (default .cache/bench)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale] [-columns bare,acp-lsp,cclsp,lsmcp] [-mcp-client lean|go-sdk] [-trace DIR]\n\n")
+		fmt.Fprintf(stderr, "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale,load] [-load-runs N] [-columns bare,acp-lsp,cclsp,lsmcp] [-mcp-client lean|go-sdk] [-trace DIR]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -47,7 +49,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	_, err := bench.Run(ctx, bench.Options{Out: *out, Quick: *quick, Groups: list(*rows), Columns: list(*cols), Cache: *cache, Log: stderr, Trace: *trace, MCPClient: *client})
+	_, err := bench.Run(ctx, bench.Options{Out: *out, Quick: *quick, Groups: list(*rows), LoadRuns: *loadRuns, Columns: list(*cols), Cache: *cache, Log: stderr, Trace: *trace, MCPClient: *client})
 	if err != nil {
 		fmt.Fprintln(stderr, "acp-lsp-bench:", err)
 		return 1

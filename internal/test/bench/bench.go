@@ -13,6 +13,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,8 +37,12 @@ type Options struct {
 	Cache string
 	// Quick runs few repetitions (a smoke test, figures not for the docs).
 	Quick bool
-	// Groups selects row groups: "lsp", "forward", "scale" (default all).
+	// Groups selects row groups: "lsp", "forward", "scale", "load"
+	// (default all).
 	Groups []string
+	// LoadRuns is how many cold runs the load rows make per column and
+	// question (default 3; 1 with Quick).
+	LoadRuns int
 	// Columns selects LSP columns: "bare", "acp-lsp", "cclsp", "lsmcp"
 	// (default all).
 	Columns []string
@@ -61,6 +66,7 @@ type Report struct {
 	LSP      *LSPResult
 	Forward  *ForwardResult
 	Scale    *ScaleResult
+	Load     *LoadResult
 	Errors   []string
 	Duration time.Duration
 }
@@ -68,6 +74,10 @@ type Report struct {
 func (o *Options) wants(g string) bool {
 	return len(o.Groups) == 0 || slices.Contains(o.Groups, g)
 }
+
+// RowGroups are the row groups Options.Groups selects from, in the order
+// they run.
+var RowGroups = []string{"lsp", "forward", "scale", "load"}
 
 // AllColumns are the LSP table's columns in order: (a) first, (b) second
 // (the goals compare against them by position).
@@ -87,8 +97,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		opts.Cache = filepath.Join(peers.ModuleRoot(), ".cache", "bench")
 	}
 	for _, g := range opts.Groups {
-		if g != "lsp" && g != "forward" && g != "scale" {
-			return nil, fmt.Errorf("bench: unknown row group %q (lsp, forward, scale)", g)
+		if !slices.Contains(RowGroups, g) {
+			return nil, fmt.Errorf("bench: unknown row group %q (%s)", g, strings.Join(RowGroups, ", "))
 		}
 	}
 	var cols []Column
@@ -150,6 +160,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			rep.Errors = append(rep.Errors, "scale rows: "+err.Error())
 			logf("scale rows: %v", err)
+		}
+	}
+	if opts.wants("load") {
+		n := cmp.Or(opts.LoadRuns, 3)
+		if opts.Quick && opts.LoadRuns == 0 {
+			n = 1
+		}
+		rep.Load, err = loadRows(ctx, env, n, logf)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "load rows: "+err.Error())
+			logf("load rows: %v", err)
 		}
 	}
 	rep.Machine = DescribeMachine(ctx, env, "")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
 // memInterval is how often memSampler reads the process table: a server's
@@ -22,8 +24,9 @@ type MemPeak struct {
 	// and their own children: gopls's go list, tsserver under
 	// typescript-language-server), sampled every memInterval.
 	Servers int64
-	// ByServer is each server's own peak (its process tree's), by name
-	// (serverName); servers of one name are summed.
+	// ByServer is each server's own peak (its process tree's, serverRSS),
+	// by name (serverName); servers of one name are summed, and acp-lsp's
+	// guards are one entry of their own.
 	ByServer map[string]int64
 	// Self is the bench process's peak resident set above Base, its
 	// resident set when sampling started: what the column ran in process
@@ -57,7 +60,7 @@ func (m *memSampler) Stop() MemPeak {
 func (m *memSampler) run() {
 	self, page := os.Getpid(), int64(os.Getpagesize())
 	peak := MemPeak{ByServer: map[string]int64{}, Base: -1}
-	names := map[int]string{} // server pid -> name, read once
+	names := map[int]string{} // pid -> serverName, read once
 	sample := func() {
 		procs, ok := procTable()
 		if !ok {
@@ -69,19 +72,17 @@ func (m *memSampler) run() {
 			}
 			peak.Self = max(peak.Self, p.rss*page-peak.Base)
 		}
-		total, byChild := treeRSS(procs, self)
-		peak.Servers = max(peak.Servers, total*page)
-		byName := map[string]int64{}
-		for pid, pages := range byChild {
-			name, ok := names[pid]
+		total, byServer := serverRSS(procs, self, func(pid int) string {
+			n, ok := names[pid]
 			if !ok {
-				name = serverName(cmdline(pid))
-				names[pid] = name
+				n = serverName(cmdline(pid))
+				names[pid] = n
 			}
-			byName[name] += pages * page
-		}
-		for name, b := range byName {
-			peak.ByServer[name] = max(peak.ByServer[name], b)
+			return n
+		})
+		peak.Servers = max(peak.Servers, total*page)
+		for name, pages := range byServer {
+			peak.ByServer[name] = max(peak.ByServer[name], pages*page)
 		}
 	}
 	sample()
@@ -100,16 +101,30 @@ func (m *memSampler) run() {
 	}
 }
 
-// treeRSS sums the resident pages of the processes of procs descended
-// from root (root excluded), in all and per child of root (each server's
-// tree).
-func treeRSS(procs map[int]procStat, root int) (total int64, byChild map[int]int64) {
-	byChild = map[int]int64{}
-	for pid, child := range descendants(procs, root) {
+// serverRSS sums the resident pages of the processes of procs descended
+// from root (root excluded), in all and per server: a process counts
+// toward its topmost ancestor below root that is not an acp-lsp guard
+// (reap.GuardName), itself included (gopls for the go list it runs,
+// typescript-language-server for its tsserver, through the guard acp-lsp
+// starts each under); a guard counts as itself. name names a pid.
+func serverRSS(procs map[int]procStat, root int, name func(pid int) string) (total int64, byServer map[string]int64) {
+	byServer = map[string]int64{}
+	for pid := range descendants(procs, root) {
+		group := reap.GuardName
+		if name(pid) != reap.GuardName {
+			top := pid
+			for anc, n := procs[pid].ppid, 0; anc != root && n < 64; n++ {
+				if name(anc) != reap.GuardName {
+					top = anc
+				}
+				anc = procs[anc].ppid
+			}
+			group = name(top)
+		}
 		total += procs[pid].rss
-		byChild[child] += procs[pid].rss
+		byServer[group] += procs[pid].rss
 	}
-	return total, byChild
+	return total, byServer
 }
 
 // cmdline reads a process's arguments (nil when it is gone).

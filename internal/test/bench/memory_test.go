@@ -5,37 +5,48 @@ import (
 	"os/exec"
 	"slices"
 	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
-// TestTreeRSS sums a tree's resident pages per server: grandchildren
-// count toward their server, processes outside the tree and the root
-// itself do not, and a parent cycle (pids reused while the table was
-// read) ends the walk.
-func TestTreeRSS(t *testing.T) {
+// TestServerRSS sums a tree's resident pages per server: a server's
+// children count toward it, also through acp-lsp's guard, which counts as
+// itself; processes outside the tree and the root do not, and a parent
+// cycle (pids reused while the table was read) ends the walk.
+func TestServerRSS(t *testing.T) {
 	procs := map[int]procStat{}
-	for _, p := range []procStat{
-		{pid: 1, ppid: 0, rss: 1000},
-		{pid: 10, ppid: 1, rss: 500},  // the bench
-		{pid: 11, ppid: 10, rss: 100}, // gopls
-		{pid: 13, ppid: 11, rss: 7},   // its go list
-		{pid: 12, ppid: 10, rss: 40},  // typescript-language-server
-		{pid: 14, ppid: 12, rss: 30},  // tsserver
-		{pid: 15, ppid: 14, rss: 2},   // npm
-		{pid: 20, ppid: 1, rss: 900},  // someone else's
-		{pid: 30, ppid: 31, rss: 50},  // a cycle
-		{pid: 31, ppid: 30, rss: 50},
-		{pid: 40, ppid: 99, rss: 60}, // parent gone
+	names := map[int]string{}
+	for _, p := range []struct {
+		procStat
+		name string
+	}{
+		{procStat{pid: 1, ppid: 0, rss: 1000}, "init"},
+		{procStat{pid: 10, ppid: 1, rss: 500}, "bench"},
+		{procStat{pid: 11, ppid: 10, rss: 100}, "gopls"}, // the bare client's
+		{procStat{pid: 13, ppid: 11, rss: 7}, "go"},      // its go list
+		{procStat{pid: 16, ppid: 10, rss: 3}, reap.GuardName},
+		{procStat{pid: 17, ppid: 16, rss: 200}, "gopls"}, // acp-lsp's, guarded
+		{procStat{pid: 18, ppid: 17, rss: 9}, "go"},
+		{procStat{pid: 19, ppid: 10, rss: 4}, reap.GuardName},
+		{procStat{pid: 12, ppid: 19, rss: 40}, "typescript-language-server"},
+		{procStat{pid: 14, ppid: 12, rss: 30}, "tsserver.js"},
+		{procStat{pid: 15, ppid: 14, rss: 2}, "npm-cli.js"},
+		{procStat{pid: 20, ppid: 1, rss: 900}, "someone else's"},
+		{procStat{pid: 30, ppid: 31, rss: 50}, "cycle"},
+		{procStat{pid: 31, ppid: 30, rss: 50}, "cycle"},
+		{procStat{pid: 40, ppid: 99, rss: 60}, "parent gone"},
 	} {
-		procs[p.pid] = p
+		procs[p.pid], names[p.pid] = p.procStat, p.name
 	}
-	total, by := treeRSS(procs, 10)
-	if total != 179 {
-		t.Errorf("total = %d, want 179", total)
+	name := func(pid int) string { return names[pid] }
+	total, by := serverRSS(procs, 10, name)
+	if total != 395 {
+		t.Errorf("total = %d, want 395", total)
 	}
-	if want := map[int]int64{11: 107, 12: 72}; !maps.Equal(by, want) {
+	if want := map[string]int64{"gopls": 316, reap.GuardName: 7, "typescript-language-server": 72}; !maps.Equal(by, want) {
 		t.Errorf("per server = %v, want %v", by, want)
 	}
-	if total, by := treeRSS(procs, 12345); total != 0 || len(by) != 0 {
+	if total, by := serverRSS(procs, 12345, name); total != 0 || len(by) != 0 {
 		t.Errorf("a pid with no descendants: %d %v", total, by)
 	}
 }
