@@ -10,6 +10,12 @@
 // MCP-to-LSP servers cclsp and lsmcp over stdio, driven by the same MCP
 // client. Every answer is checked (the right place, the edit's error), so a
 // fast wrong or stale answer shows as such.
+//
+// The load rows (load.go) start (a) and (b) cold on a large module and
+// time them to the first right answer of a long list, asking again as a
+// model would while an answer is partial or says a server is not ready,
+// and sample the peak memory of every process each column started
+// (memory.go).
 package bench
 
 import (
