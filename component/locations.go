@@ -83,14 +83,16 @@ func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) 
 		return nil, err
 	}
 	if len(exact) > 1 {
+		// The candidates best first, as the symbols action ranks them.
+		r := s.newRenderer()
 		var b strings.Builder
 		fmt.Fprintf(&b, "symbol %q is ambiguous; give file and line of one of:", name)
-		for i, sym := range exact {
+		for i, rs := range rankSymbols(name, exact, r.where) {
+			sym := rs.sym
 			if i == 20 {
 				fmt.Fprintf(&b, "\n  … %d more", len(exact)-20)
 				break
 			}
-			r := s.newRenderer()
 			fmt.Fprintf(&b, "\n  %s %s %s", r.loc(sym.Location.URI, sym.Location.Range.Start), kindName(sym.Kind), sym.Name)
 		}
 		return nil, errors.New(b.String())

@@ -521,27 +521,6 @@ func sortItems(items []item) {
 	})
 }
 
-// sortByFirstFile groups items by file, files in the order of their first
-// item, and orders each file's items by position.
-func sortByFirstFile(items []item) {
-	rank := map[string]int{}
-	for i, it := range items {
-		if _, ok := rank[it.File]; !ok {
-			rank[it.File] = i
-		}
-	}
-	sort.SliceStable(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		if a.File != b.File {
-			return rank[a.File] < rank[b.File]
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
-}
-
 // dataReserve is the room fitText leaves in the data budget for the
 // fields of a text answer's structuredContent besides the text.
 const dataReserve = 256

@@ -61,22 +61,18 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			return nil, err
 		}
 		title = fmt.Sprintf("workspace symbols matching %q", in.Query)
-		for _, sym := range syms {
+		for _, rs := range rankSymbols(in.Query, syms, r.where) {
+			sym := rs.sym
 			if !kindMatches(in.Kind, sym.Kind) {
 				continue
 			}
-			p, err := r.path(sym.Location.URI)
-			if err != nil || !r.within(p) {
+			if rs.keys[2] == placeOutside {
 				outside++ // dependencies, the standard library
 				continue
 			}
 			rel, line, col, _ := r.place(sym.Location.URI, sym.Location.Range.Start)
 			items = append(items, item{File: rel, Line: line, Column: col, Label: symbolLabel(sym)})
 		}
-		// Servers rank workspace symbols by how well they match: files
-		// keep the order of their best match, so the first file listed
-		// holds what the model most likely asked for.
-		sortByFirstFile(items)
 	} else {
 		path, err := s.resolve(in.File)
 		if err != nil {
@@ -116,6 +112,11 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	}
 	l := &listing{Title: title}
 	page(in, items, l)
+	if in.Query != "" || in.File == "" {
+		// Ranked, paged, then shown file by file: page one holds the
+		// best matches, the best first.
+		groupByFirstFile(l.Items)
+	}
 	if outside > 0 {
 		l.Notes = append(l.Notes, fmt.Sprintf("%d more outside the workspace (dependencies) left out", outside))
 	}

@@ -15,30 +15,69 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
-// TestWorkspaceSymbolsKeepRank: the server's best match comes first, so
-// files are listed in the order of their first symbol in its answer, not
-// by name; within a file, by position.
-func TestWorkspaceSymbolsKeepRank(t *testing.T) {
+// TestWorkspaceSymbolsRankedPages: the tool ranks the server's answer
+// (TestRankSymbols), pages over the ranked list so page one holds the best
+// matches, and shows a page file by file, files in the order of their best
+// match, a file's symbols in rank order.
+func TestWorkspaceSymbolsRankedPages(t *testing.T) {
 	_, s, fb, cs := setup(t, Config{})
-	for _, f := range []string{"a.go", "z.go"} {
-		os.WriteFile(filepath.Join(s.Root, f), []byte("package main\n\nfunc Parse() {}\n\nfunc ParseAll() {}\n"), 0o644)
+	for _, f := range []string{"a.py", "b.py", "z.py"} {
+		os.WriteFile(filepath.Join(s.Root, f), []byte(strings.Repeat("    queryset = 1\n", 6)), 0o644)
 	}
-	loc := func(file string, line int) string {
-		return fmt.Sprintf(`{"uri":%q,"range":{"start":{"line":%d,"character":5},"end":{"line":%d,"character":8}}}`, edit.URIFromPath(filepath.Join(s.Root, file)), line, line)
+	sym := func(kind int, name, file string, line int) string {
+		return fmt.Sprintf(`{"name":%q,"kind":%d,"location":{"uri":%q,"range":{"start":{"line":%d,"character":4},"end":{"line":%d,"character":8}}}}`,
+			name, kind, edit.URIFromPath(filepath.Join(s.Root, file)), line, line)
 	}
-	fb.set("workspace/symbol", `[{"name":"ParseAll","kind":12,"location":`+loc("z.go", 4)+`},{"name":"Parse","kind":12,"location":`+loc("a.go", 2)+`},{"name":"Parse","kind":12,"location":`+loc("z.go", 2)+`}]`)
-	text, isErr := callTool(t, cs, map[string]any{"action": "symbols", "query": "ParseAll"})
-	if isErr {
-		t.Fatal(text)
-	}
-	want := []string{"z.go:3:6 function Parse", "z.go:5:6 function ParseAll", "a.go:3:6 function Parse"}
-	at := -1
-	for _, w := range want {
-		i := strings.Index(text, w)
-		if i < 0 || i < at {
-			t.Fatalf("want %q in this order in:\n%s", want, text)
+	// pyright's order: every fuzzy match file by file, the class last.
+	fb.set("workspace/symbol", "["+strings.Join([]string{
+		sym(13, "queryset", "a.py", 1), sym(13, "queryset", "a.py", 3),
+		sym(13, "queryset", "b.py", 1), sym(12, "get_queryset", "b.py", 4),
+		sym(13, "queryset", "z.py", 0), sym(5, "QuerySet", "z.py", 4),
+	}, ",")+"]")
+	for _, tc := range []struct {
+		offset int
+		want   []string
+	}{
+		{0, []string{"z.py:5:5 class QuerySet", "a.py:2:5 variable queryset", "a.py:4:5 variable queryset"}},
+		{3, []string{"b.py:2:5 variable queryset", "b.py:5:5 function get_queryset", "z.py:1:5 variable queryset"}},
+	} {
+		text, isErr := callTool(t, cs, map[string]any{"action": "symbols", "query": "QuerySet", "limit": 3, "offset": tc.offset})
+		if isErr {
+			t.Fatal(text)
 		}
-		at = i
+		var got []string
+		for _, line := range strings.Split(text, "\n") {
+			if strings.HasPrefix(line, "  ") {
+				got = append(got, strings.TrimSpace(line))
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("offset %d (-want +got):\n%s\n%s", tc.offset, diff, text)
+		}
+	}
+}
+
+// TestFindSymbolAmbiguousRanked: a symbol name alone that names several
+// symbols lists them best first: a type before a variable, the
+// workspace's before a vendored copy.
+func TestFindSymbolAmbiguousRanked(t *testing.T) {
+	_, s, fb, cs := setup(t, Config{})
+	for _, f := range []string{"vendor/x/x.go", "a.go", "b.go"} {
+		p := filepath.Join(s.Root, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("package x\n\ntype Config struct{}\n"), 0o644)
+	}
+	loc := func(file string) string {
+		return fmt.Sprintf(`{"uri":%q,"range":{"start":{"line":2,"character":5},"end":{"line":2,"character":11}}}`, edit.URIFromPath(filepath.Join(s.Root, file)))
+	}
+	fb.set("workspace/symbol", `[{"name":"Config","kind":23,"location":`+loc("vendor/x/x.go")+`},{"name":"Config","kind":13,"location":`+loc("a.go")+`},{"name":"Config","kind":23,"location":`+loc("b.go")+`}]`)
+	text, isErr := callTool(t, cs, map[string]any{"action": "definition", "symbol": "Config"})
+	if !isErr {
+		t.Fatalf("want an error naming the candidates, got:\n%s", text)
+	}
+	want := "give file and line of one of:\n  b.go:3:6 struct Config\n  vendor/x/x.go:3:6 struct Config\n  a.go:3:6 variable Config"
+	if !strings.Contains(text, want) {
+		t.Errorf("want %q in:\n%s", want, text)
 	}
 }
 
