@@ -272,7 +272,16 @@ const (
 	VerdictUnsupported = "unsupported"
 	// VerdictFailed: the server errored or is not running.
 	VerdictFailed = "failed"
+	// VerdictUnchecked: files the report leaves out (beyond the cap on a
+	// workspace-wide report's files, a glob's, or files the editor has not
+	// opened); Unchecked counts them when known. Its URIs list none.
+	VerdictUnchecked = "unchecked"
 )
+
+// NoteServer is the server name of acp-lsp's own verdicts on a report
+// (files left out of it, folders file watching does not cover), beside
+// the servers' word on the files.
+const NoteServer = "acp-lsp"
 
 // DiagnosticReportParams ask for diagnostics of files (URIs; empty means the
 // whole workspace, where servers support it) waiting at most Wait
@@ -324,6 +333,40 @@ type ServerVerdict struct {
 	URIs []string `json:"uris,omitempty"`
 	// Detail explains timeouts and failures.
 	Detail string `json:"detail,omitempty"`
+	// Unchecked is how many files the verdict leaves unchecked that its
+	// URIs do not list (VerdictUnchecked's, a missing server's), when
+	// known.
+	Unchecked int `json:"unchecked,omitempty"`
+}
+
+// Unsettled reports whether v leaves the files it covers not known to be
+// clean when they hold no diagnostics: every verdict does but fresh, and
+// acp-lsp's own note that qualifies a report without leaving a file out
+// (VerdictUnsupported from NoteServer: folders file watching does not
+// cover). This is the one rule for calling files clean (Clean).
+func (v ServerVerdict) Unsettled() bool {
+	switch {
+	case v.Verdict == VerdictFresh:
+		return false
+	case v.Server == NoteServer && v.Verdict == VerdictUnsupported:
+		return false
+	}
+	return true
+}
+
+// Clean reports whether a report with these verdicts may call the files
+// that hold no diagnostics clean: some server answered fresh and no
+// verdict is unsettled (a server that timed out, was not ready, is stale,
+// failed, handles none of them, or files left out of the report).
+func Clean(verdicts []ServerVerdict) bool {
+	fresh := false
+	for _, v := range verdicts {
+		if v.Unsettled() {
+			return false
+		}
+		fresh = fresh || v.Verdict == VerdictFresh
+	}
+	return fresh
 }
 
 // DiagnosticReportResult is the result of DiagnosticReport.
