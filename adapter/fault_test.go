@@ -179,8 +179,8 @@ func TestEditorDiagnosticReport(t *testing.T) {
 
 // TestEditorWorkspaceReportSaysItsReach: a workspace-wide report through
 // the editor's per-file _lsp/diagnostics covers only the files the editor
-// has reported on, and its verdict says so, so a clean answer is not taken
-// for the whole workspace.
+// has reported on, and its verdicts say so: an unchecked verdict for the
+// rest, so a clean answer is not taken for the whole workspace.
 func TestEditorWorkspaceReportSaysItsReach(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tc := startChain(t, Config{NoLocal: true}, false)
@@ -191,7 +191,8 @@ func TestEditorWorkspaceReportSaysItsReach(t *testing.T) {
 		tc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":1,"method":"_lsp/diagnosticReport","params":{}}`)
 		m := tc.Agent.Next(t)
 		want := `{"files":[{"uri":"file:///w/a.go","diagnostics":[],"server":"editor"}],` +
-			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"workspace: only the 1 file the editor has reported on; files it has not opened were not checked"}]}`
+			`"servers":[{"server":"editor","verdict":"fresh","uris":["file:///w/a.go"],"detail":"workspace: only the 1 file the editor has reported on; files it has not opened were not checked"},` +
+			`{"server":"editor","verdict":"unchecked","detail":"files the editor has not reported on were not checked; name files or a glob to check them"}]}`
 		if m.Error != nil || string(m.Result) != want {
 			t.Errorf("got %s\nwant result %s", m.Raw, want)
 		}

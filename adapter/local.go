@@ -371,13 +371,13 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 	if a.cfg.NoLocal {
 		return nil, a.localOff(lspext.DiagnosticReport)
 	}
-	uris, truncated := p.URIs, false
+	uris, left := p.URIs, leftOut{}
 	var (
 		missing []missingServer
 		skipped []lsp.ServerNeed
 	)
 	if len(uris) == 0 {
-		uris, truncated, missing, skipped = a.workspaceURIs()
+		uris, left, missing, skipped = a.workspaceURIs()
 	}
 	paths := make([]string, 0, len(uris))
 	for _, u := range uris {
@@ -413,16 +413,18 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 	for _, ms := range missing {
 		// Files of a language whose server is not installed are not in
 		// the report: say so, or the report reads as "no problems".
-		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: ms.err.Server, Verdict: lspext.VerdictFailed,
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: ms.err.Server, Verdict: lspext.VerdictFailed, Unchecked: ms.files,
 			Detail: fmt.Sprintf("%v; %s not checked", ms.err, plural(ms.files, "file"))})
 	}
 	if len(skipped) > 0 {
 		// Their files are left out by rule, not found clean: say so.
 		var parts []string
+		files := 0
 		for _, n := range skipped {
 			parts = append(parts, fmt.Sprintf("%s of %s", plural(n.Files, "file"), n.Config.Name))
+			files += n.Files
 		}
-		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported,
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnchecked, Unchecked: files,
 			Detail: "not checked: " + strings.Join(parts, ", ") + ", servers the workspace does not need (see status); name a file or a glob to check them"})
 	}
 	if note := a.mgr.WatchStatus().Note; note != "" {
@@ -430,9 +432,8 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		// in folders the watcher does not cover: say so with it.
 		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported, Detail: note})
 	}
-	if truncated {
-		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnsupported,
-			Detail: fmt.Sprintf("the workspace has more than %d source files: only %d were checked; name files or a glob to check others", maxWorkspaceFiles, len(uris))})
+	if left.files > 0 || left.more {
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: noteServer, Verdict: lspext.VerdictUnchecked, Unchecked: left.files, Detail: left.String()})
 	}
 	return out, nil
 }
@@ -440,7 +441,26 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 // noteServer names the verdicts that are acp-lsp's own caveats on a
 // report (files left out of a workspace-wide one, folders file watching
 // does not cover), not a server's word on a file.
-const noteServer = "acp-lsp"
+const noteServer = lspext.NoteServer
+
+// leftOut counts the files of the servers a workspace-wide report asks
+// that it leaves out; more says the survey's walk stopped at its bound,
+// so there may be others.
+type leftOut struct {
+	files int
+	more  bool
+}
+
+// String says what was left out and how to check it.
+func (l leftOut) String() string {
+	switch {
+	case l.files == 0:
+		return fmt.Sprintf("the workspace holds more than the %d files and folders a workspace-wide report looks through: files beyond them were not checked; name files or a glob to check them", lsp.MaxSurveyEntries)
+	case l.more:
+		return fmt.Sprintf("%s or more not checked: a workspace-wide report checks %d source files and looks through %d files and folders; name files or a glob to check others", plural(l.files, "file"), maxWorkspaceFiles, lsp.MaxSurveyEntries)
+	}
+	return fmt.Sprintf("%s not checked: a workspace-wide report checks %d source files; name files or a glob to check others", plural(l.files, "file"), maxWorkspaceFiles)
+}
 
 // mergeVerdict adds v, folding it into an entry with the same server,
 // verdict and detail.
@@ -460,11 +480,12 @@ const maxWorkspaceFiles = 200
 // workspaceURIs are the files a workspace-wide local report covers: files
 // some server published diagnostics for, then the files under the roots
 // of the servers the workspace needs (surveyed now, so new files count).
-// At most maxWorkspaceFiles; more reports truncated. missing lists the
-// needed servers not installed, with how many files each leaves
-// unchecked; skipped the servers with files there the workspace does not
-// need.
-func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []missingServer, skipped []lsp.ServerNeed) {
+// At most maxWorkspaceFiles; left counts the files of those servers left
+// out (from the survey's counts), so the report can say how many it did
+// not check. missing lists the needed servers not installed, with how
+// many files each leaves unchecked; skipped the servers with files there
+// the workspace does not need.
+func (a *Adapter) workspaceURIs() (uris []string, left leftOut, missing []missingServer, skipped []lsp.ServerNeed) {
 	a.mu.Lock()
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
@@ -474,7 +495,6 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []miss
 			return true
 		}
 		if len(uris) == maxWorkspaceFiles {
-			truncated = true
 			return false
 		}
 		seen[uri] = true
@@ -488,13 +508,12 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []miss
 	}
 	for _, root := range roots {
 		sv := a.survey(root, true)
-		checked := map[string]bool{}
+		left.more = left.more || sv.Truncated
+		checked := map[string]int{} // a server asked: its files not in the report
 		for _, n := range sv.Servers {
 			switch {
 			case n.Needed && n.Installed:
-				checked[n.Config.Name] = true
-				// The survey keeps maxWorkspaceFiles of each.
-				truncated = truncated || n.Files > maxWorkspaceFiles
+				checked[n.Config.Name] = n.Files
 			case n.Needed:
 				missing = append(missing, missingServer{missingError(n.Config), n.Files})
 			default:
@@ -502,12 +521,19 @@ func (a *Adapter) workspaceURIs() (uris []string, truncated bool, missing []miss
 			}
 		}
 		for _, f := range sv.Paths {
-			if checked[f.Server] && !add(edit.URIFromPath(f.Path)) {
-				break
+			if _, ok := checked[f.Server]; ok && add(edit.URIFromPath(f.Path)) {
+				checked[f.Server]--
 			}
 		}
+		// The survey keeps maxWorkspaceFiles of each server's files and
+		// counts them all; a file published for (known) and not kept by
+		// the survey is counted here too, so the count errs high, never
+		// low.
+		for _, n := range checked {
+			left.files += max(n, 0)
+		}
 	}
-	return uris, truncated, missing, skipped
+	return uris, left, missing, skipped
 }
 
 // missingServer is a server not installed and how many workspace files

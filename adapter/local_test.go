@@ -202,8 +202,9 @@ func TestMissingServer(t *testing.T) {
 }
 
 // TestWorkspaceDiagnosticsBounded: a workspace-wide report checks every
-// file a server handles, up to maxWorkspaceFiles, and says so when the
-// workspace holds more instead of implying the rest is clean.
+// file a server handles, up to maxWorkspaceFiles, and when the workspace
+// holds more says how many it left unchecked (verdict unchecked) instead
+// of implying the rest is clean.
 func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 	bin := fakelsp.Build(t)
 	dir := t.TempDir()
@@ -214,8 +215,8 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		files     int
-		truncated bool
-	}{{"all checked", 3, false}, {"more than the bound", maxWorkspaceFiles + 1, true}} {
+		unchecked int
+	}{{"all checked", 3, 0}, {"more than the bound", maxWorkspaceFiles + 5, 5}} {
 		t.Run(tt.name, func(t *testing.T) {
 			ws := filepath.Join(root, tt.name)
 			must(t, os.MkdirAll(ws, 0o755))
@@ -238,8 +239,12 @@ func TestWorkspaceDiagnosticsBounded(t *testing.T) {
 				t.Errorf("%d files in the report, want %d: %.300s", len(rep.Files), want, m.Raw)
 			}
 			last := rep.Servers[len(rep.Servers)-1]
-			if got := last.Verdict == lspext.VerdictUnsupported && strings.Contains(last.Detail, "only 200 were checked"); got != tt.truncated {
-				t.Errorf("truncation said: %v, want %v: %+v", got, tt.truncated, rep.Servers)
+			said := 0
+			if last.Verdict == lspext.VerdictUnchecked && strings.Contains(last.Detail, fmt.Sprintf("%d files not checked", last.Unchecked)) {
+				said = last.Unchecked
+			}
+			if said != tt.unchecked {
+				t.Errorf("%d files said unchecked, want %d: %+v", said, tt.unchecked, last)
 			}
 			tc.stopAndCheckProcesses(t, serverPIDs(tc.adapter.Manager()))
 			proctest.NoLeftovers(t, bin, 5*time.Second)

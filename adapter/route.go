@@ -271,17 +271,16 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 			}
 			diags = append(diags, d...)
 		}
-		for _, v := range rep.Servers {
-			// The reference shape cannot say "not checked": an empty list
-			// there would read as "no problems", so fail instead. acp-lsp's
-			// own caveats (file watching's coverage) qualify the servers'
-			// word on the file; they do not replace it.
-			if v.Server == noteServer {
-				continue
+		// The reference shape cannot say "not checked": an empty list
+		// there would read as "no problems", so fail instead, by the rule
+		// every answer follows (lspext.Clean). Diagnostics found stand.
+		if len(diags) == 0 && !lspext.Clean(rep.Servers) {
+			for _, v := range rep.Servers {
+				if v.Unsettled() {
+					return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s: %s: %s %s", method, v.Server, v.Verdict, v.Detail)}
+				}
 			}
-			if v.Verdict != lspext.VerdictFresh && v.Verdict != lspext.VerdictStale && len(diags) == 0 {
-				return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s: %s: %s %s", method, v.Server, v.Verdict, v.Detail)}
-			}
+			return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("%s: no language server answered for %s", method, p.URI)}
 		}
 		if diags == nil {
 			diags = []lspext.Diagnostic{}
@@ -353,7 +352,8 @@ const editorServerName = "editor"
 func (a *Adapter) editorDiagnostics(ctx context.Context, hop *proxy.Hop, p lspext.DiagnosticReportParams) (*lspext.DiagnosticReportResult, error) {
 	uris := p.URIs
 	held := "as the editor currently holds them"
-	if len(uris) == 0 {
+	workspace := len(uris) == 0
+	if workspace {
 		// The editor is asked per file and knows only the files it
 		// reported on: a clean answer for these says nothing of the rest.
 		uris = a.knownURIs()
@@ -404,6 +404,12 @@ func (a *Adapter) editorDiagnostics(ctx context.Context, hop *proxy.Hop, p lspex
 		out.Files = append(out.Files, lspext.FileDiagnostics{URI: uris[i], Diagnostics: ans.diags, Server: editorServerName})
 		out.Servers = mergeVerdict(out.Servers, lspext.ServerVerdict{Server: editorServerName, Verdict: lspext.VerdictFresh, URIs: []string{uris[i]},
 			Detail: held})
+	}
+	if workspace {
+		// How many is not known: the editor is not asked what the
+		// workspace holds.
+		out.Servers = append(out.Servers, lspext.ServerVerdict{Server: editorServerName, Verdict: lspext.VerdictUnchecked,
+			Detail: "files the editor has not reported on were not checked; name files or a glob to check them"})
 	}
 	return out, nil
 }
