@@ -27,7 +27,8 @@ func TestDiagnosticsFreshness(t *testing.T) {
 }
 
 // TestFreshnessVerdicts: every verdict is shown per server; "no problems"
-// only when a server answered fresh; results without a fresh server are
+// only when every server answered fresh (acp-lsp's note on file watching
+// aside) and no file was left out; results without a fresh server are
 // flagged as possibly outdated.
 func TestFreshnessVerdicts(t *testing.T) {
 	_, s, fb, cs := setup(t, Config{})
@@ -46,7 +47,10 @@ func TestFreshnessVerdicts(t *testing.T) {
 		{"indexing", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "indexing", Detail: "Loading packages"}}, []string{"gopls: indexing (Loading packages)", "gopls is still loading the project", "NO server answered fresh"}, []string{"no problems:"}},
 		{"starting", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "starting", Detail: "for 2s"}}, []string{"gopls: starting (for 2s)", "gopls is still starting", "NO server answered fresh"}, []string{"no problems:"}},
 		{"unsupported and failed", nil, []lspext.ServerVerdict{{Server: "a", Verdict: "unsupported"}, {Server: "b", Verdict: "failed", Detail: "crashed"}}, []string{"a: unsupported; b: failed (crashed)", "NO server answered fresh"}, []string{"no problems:"}},
-		{"one fresh one timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "golangci", Verdict: "timeout"}}, []string{"gopls: fresh; golangci: timeout", "no problems: the servers marked fresh"}, nil},
+		{"one fresh one timeout", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "golangci", Verdict: "timeout"}}, []string{"gopls: fresh; golangci: timeout", "not known to be clean: golangci timed out: ask again"}, []string{"no problems"}},
+		{"fresh, with the watching note", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "acp-lsp", Verdict: "unsupported", Detail: "file watching does not cover x/"}}, []string{"acp-lsp: unsupported (file watching", "no problems"}, nil},
+		{"stale and empty", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "stale"}}, []string{"NO server answered fresh", "gopls has not checked the current content"}, []string{"no problems"}},
+		{"some files left out", nil, []lspext.ServerVerdict{{Server: "gopls", Verdict: "fresh"}, {Server: "acp-lsp", Verdict: "unchecked", Unchecked: 1049}}, []string{"1,049 files not checked"}, []string{"no problems"}},
 		{"no server at all", nil, nil, []string{"no language server answered", "NO server answered fresh"}, []string{"no problems:"}},
 	} {
 		fb.report = &lspext.DiagnosticReportResult{Files: tc.files, Servers: tc.servers}
