@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 )
 
 // errText is err's message ("" for nil).
@@ -109,12 +111,12 @@ func TestGuardLetsGoOfStdio(t *testing.T) {
 		<-c.Gone()
 	}()
 	// Checked first, as the checks below would block for good.
-	p, ok := readStat(c.Pid())
+	p, ok := procfs.ReadStat(c.Pid())
 	if !ok {
 		t.Fatalf("no /proc/%d/stat", c.Pid())
 	}
 	for fd := range 3 {
-		if f, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", p.ppid, fd)); err != nil || f != os.DevNull {
+		if f, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", p.PPid, fd)); err != nil || f != os.DevNull {
 			t.Fatalf("the guard's fd %d is %q (%v), want %s", fd, f, err, os.DevNull)
 		}
 	}
@@ -198,11 +200,11 @@ func TestSignalToGuard(t *testing.T) {
 				c.Kill()
 				<-c.Gone()
 			}()
-			p, ok := readStat(c.Pid())
+			p, ok := procfs.ReadStat(c.Pid())
 			if !ok {
 				t.Fatalf("no /proc/%d/stat", c.Pid())
 			}
-			if err := syscall.Kill(p.ppid, tc.sig); err != nil {
+			if err := syscall.Kill(p.PPid, tc.sig); err != nil {
 				t.Fatal(err)
 			}
 			var ee *ExitError
