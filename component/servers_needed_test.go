@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
@@ -53,10 +54,10 @@ func startedServers(t *testing.T) map[string]serverProc {
 		if name == "" {
 			continue
 		}
-		sp := serverProc{pid: p.Pid, rss: proctest.RSS(p.Pid)}
+		sp := serverProc{pid: p.Pid, rss: procfs.RSS(p.Pid)}
 		tree, _ := proctest.Descendants(p.Pid)
 		for _, c := range tree {
-			sp.rss += proctest.RSS(c.Pid)
+			sp.rss += procfs.RSS(c.Pid)
 			sp.children = append(sp.children, c.Cmdline)
 		}
 		out[name] = sp
