@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -182,8 +183,8 @@ func loadTruth(ctx context.Context, env *Env, root string, wsEnv []string, t *Ta
 // what the question set off in the background counts too.
 func coldRun(ctx context.Context, env *Env, root string, wsEnv []string, col loadColumn, op Op, t *Target, truth placeSet) LoadRun {
 	var r LoadRun
-	if procs, ok := procTable(); ok {
-		if left := descendants(procs, os.Getpid()); len(left) > 0 {
+	if procs, err := procfs.Table(); err == nil {
+		if left := procfs.Descendants(procs, os.Getpid()); len(left) > 0 {
 			settleServers(ctx) // what the last run's Close is still ending
 		}
 	}

@@ -5,10 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
@@ -62,20 +62,20 @@ func (m *memSampler) run() {
 	peak := MemPeak{ByServer: map[string]int64{}, Base: -1}
 	names := map[int]string{} // pid -> serverName, read once
 	sample := func() {
-		procs, ok := procTable()
-		if !ok {
+		procs, err := procfs.Table()
+		if err != nil {
 			return
 		}
 		if p, ok := procs[self]; ok {
 			if peak.Base < 0 {
-				peak.Base = p.rss * page
+				peak.Base = p.RSSPages * page
 			}
-			peak.Self = max(peak.Self, p.rss*page-peak.Base)
+			peak.Self = max(peak.Self, p.RSSPages*page-peak.Base)
 		}
 		total, byServer := serverRSS(procs, self, func(pid int) string {
 			n, ok := names[pid]
 			if !ok {
-				n = serverName(cmdline(pid))
+				n = serverName(procfs.Cmdline(pid))
 				names[pid] = n
 			}
 			return n
@@ -107,33 +107,24 @@ func (m *memSampler) run() {
 // (reap.GuardName), itself included (gopls for the go list it runs,
 // typescript-language-server for its tsserver, through the guard acp-lsp
 // starts each under); a guard counts as itself. name names a pid.
-func serverRSS(procs map[int]procStat, root int, name func(pid int) string) (total int64, byServer map[string]int64) {
+func serverRSS(procs map[int]procfs.Stat, root int, name func(pid int) string) (total int64, byServer map[string]int64) {
 	byServer = map[string]int64{}
-	for pid := range descendants(procs, root) {
+	for _, p := range procfs.Descendants(procs, root) {
 		group := reap.GuardName
-		if name(pid) != reap.GuardName {
-			top := pid
-			for anc, n := procs[pid].ppid, 0; anc != root && n < 64; n++ {
+		if name(p.Pid) != reap.GuardName {
+			top := p.Pid
+			for anc, n := p.PPid, 0; anc != root && n < 64; n++ {
 				if name(anc) != reap.GuardName {
 					top = anc
 				}
-				anc = procs[anc].ppid
+				anc = procs[anc].PPid
 			}
 			group = name(top)
 		}
-		total += procs[pid].rss
-		byServer[group] += procs[pid].rss
+		total += p.RSSPages
+		byServer[group] += p.RSSPages
 	}
 	return total, byServer
-}
-
-// cmdline reads a process's arguments (nil when it is gone).
-func cmdline(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(b) == 0 {
-		return nil
-	}
-	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
 
 // interpreters run a server's script: the script names the server.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
@@ -14,29 +15,29 @@ import (
 // itself; processes outside the tree and the root do not, and a parent
 // cycle (pids reused while the table was read) ends the walk.
 func TestServerRSS(t *testing.T) {
-	procs := map[int]procStat{}
+	procs := map[int]procfs.Stat{}
 	names := map[int]string{}
 	for _, p := range []struct {
-		procStat
+		procfs.Stat
 		name string
 	}{
-		{procStat{pid: 1, ppid: 0, rss: 1000}, "init"},
-		{procStat{pid: 10, ppid: 1, rss: 500}, "bench"},
-		{procStat{pid: 11, ppid: 10, rss: 100}, "gopls"}, // the bare client's
-		{procStat{pid: 13, ppid: 11, rss: 7}, "go"},      // its go list
-		{procStat{pid: 16, ppid: 10, rss: 3}, reap.GuardName},
-		{procStat{pid: 17, ppid: 16, rss: 200}, "gopls"}, // acp-lsp's, guarded
-		{procStat{pid: 18, ppid: 17, rss: 9}, "go"},
-		{procStat{pid: 19, ppid: 10, rss: 4}, reap.GuardName},
-		{procStat{pid: 12, ppid: 19, rss: 40}, "typescript-language-server"},
-		{procStat{pid: 14, ppid: 12, rss: 30}, "tsserver.js"},
-		{procStat{pid: 15, ppid: 14, rss: 2}, "npm-cli.js"},
-		{procStat{pid: 20, ppid: 1, rss: 900}, "someone else's"},
-		{procStat{pid: 30, ppid: 31, rss: 50}, "cycle"},
-		{procStat{pid: 31, ppid: 30, rss: 50}, "cycle"},
-		{procStat{pid: 40, ppid: 99, rss: 60}, "parent gone"},
+		{procfs.Stat{Pid: 1, PPid: 0, RSSPages: 1000}, "init"},
+		{procfs.Stat{Pid: 10, PPid: 1, RSSPages: 500}, "bench"},
+		{procfs.Stat{Pid: 11, PPid: 10, RSSPages: 100}, "gopls"}, // the bare client's
+		{procfs.Stat{Pid: 13, PPid: 11, RSSPages: 7}, "go"},      // its go list
+		{procfs.Stat{Pid: 16, PPid: 10, RSSPages: 3}, reap.GuardName},
+		{procfs.Stat{Pid: 17, PPid: 16, RSSPages: 200}, "gopls"}, // acp-lsp's, guarded
+		{procfs.Stat{Pid: 18, PPid: 17, RSSPages: 9}, "go"},
+		{procfs.Stat{Pid: 19, PPid: 10, RSSPages: 4}, reap.GuardName},
+		{procfs.Stat{Pid: 12, PPid: 19, RSSPages: 40}, "typescript-language-server"},
+		{procfs.Stat{Pid: 14, PPid: 12, RSSPages: 30}, "tsserver.js"},
+		{procfs.Stat{Pid: 15, PPid: 14, RSSPages: 2}, "npm-cli.js"},
+		{procfs.Stat{Pid: 20, PPid: 1, RSSPages: 900}, "someone else's"},
+		{procfs.Stat{Pid: 30, PPid: 31, RSSPages: 50}, "cycle"},
+		{procfs.Stat{Pid: 31, PPid: 30, RSSPages: 50}, "cycle"},
+		{procfs.Stat{Pid: 40, PPid: 99, RSSPages: 60}, "parent gone"},
 	} {
-		procs[p.pid], names[p.pid] = p.procStat, p.name
+		procs[p.Pid], names[p.Pid] = p.Stat, p.name
 	}
 	name := func(pid int) string { return names[pid] }
 	total, by := serverRSS(procs, 10, name)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 )
 
 // Settling: a language server keeps working after its first answer (gopls
@@ -58,13 +60,13 @@ func settle(ctx context.Context) time.Duration {
 // descended from pid (pid itself excluded: in-process columns' own
 // goroutines are not a server's background work).
 func childrenCPU(pid int) (int64, bool) {
-	procs, ok := procTable()
-	if !ok {
+	procs, err := procfs.Table()
+	if err != nil {
 		return 0, false
 	}
 	var sum int64
-	for p := range descendants(procs, pid) {
-		sum += procs[p].cpu
+	for _, p := range procfs.Descendants(procs, pid) {
+		sum += p.CPU
 	}
 	return sum, true
 }
