@@ -2,13 +2,17 @@ package fakelsp
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 )
 
 // BuildTo compiles cmd/fakelsp into dir and returns the binary's path. It
@@ -60,36 +64,22 @@ func Args(scriptPath, recordPath string) []string {
 // with SIGKILL pending, which the kernel delivers asynchronously to the
 // other members of a killed group.
 func Alive(pgid int) ([]int, error) {
-	ents, err := os.ReadDir("/proc")
+	procs, err := procfs.Table()
 	if err != nil {
-		return nil, fmt.Errorf("fakelsp: read /proc: %w", err)
+		return nil, fmt.Errorf("fakelsp: %w", err)
 	}
 	var out []int
-	for _, e := range ents {
-		var pid int
-		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+	for _, pid := range slices.Sorted(maps.Keys(procs)) {
+		st := procs[pid]
+		if st.Pgrp != pgid || st.Gone() || st.Flags&pfExiting != 0 {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		st, ok := parseStat(string(b))
-		if !ok || st.pgrp != pgid || st.state == 'Z' || st.state == 'X' || st.flags&pfExiting != 0 {
-			continue
-		}
-		if status, err := os.ReadFile(filepath.Join("/proc", e.Name(), "status")); err == nil && killPending(string(status)) {
+		if status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status")); err == nil && killPending(string(status)) {
 			continue
 		}
 		out = append(out, pid)
 	}
 	return out, nil
-}
-
-type procStat struct {
-	state byte
-	pgrp  int
-	flags uint
 }
 
 // pfExiting is the kernel's PF_EXITING task flag.
@@ -109,25 +99,4 @@ func killPending(status string) bool {
 		}
 	}
 	return false
-}
-
-// parseStat reads state and pgrp from /proc/PID/stat, whose second field
-// (comm, in parentheses) may itself contain spaces and parentheses.
-func parseStat(s string) (procStat, bool) {
-	i := -1
-	for j := len(s) - 1; j >= 0; j-- {
-		if s[j] == ')' {
-			i = j
-			break
-		}
-	}
-	if i < 0 || i+2 >= len(s) {
-		return procStat{}, false
-	}
-	var st procStat
-	var ppid, session, tty, tpgid int
-	if _, err := fmt.Sscanf(s[i+2:], "%c %d %d %d %d %d %d", &st.state, &ppid, &st.pgrp, &session, &tty, &tpgid, &st.flags); err != nil {
-		return procStat{}, false
-	}
-	return st, true
 }

@@ -203,21 +203,9 @@ func TestProcessStopReading(t *testing.T) {
 	p.exitCode()
 }
 
-func TestParseProc(t *testing.T) {
-	for _, tc := range []struct {
-		stat string
-		want procStat
-		ok   bool
-	}{
-		{"12 (fakelsp) S 1 12 12 0 -1 4194560 0", procStat{'S', 12, 4194560}, true},
-		{"13 (a) b (c) R 1 7 7 0 -1 4 0", procStat{'R', 7, 4}, true},
-		{"14 (truncated", procStat{}, false},
-	} {
-		got, ok := parseStat(tc.stat)
-		if ok != tc.ok || got != tc.want {
-			t.Errorf("parseStat(%q) = %+v, %v; want %+v, %v", tc.stat, got, ok, tc.want, tc.ok)
-		}
-	}
+// TestKillPending: SIGKILL pending for the thread or for its group is
+// seen in /proc/PID/status; another signal is not.
+func TestKillPending(t *testing.T) {
 	for status, want := range map[string]bool{
 		"SigPnd:\t0000000000000000\nShdPnd:\t0000000000000100\n": true,
 		"SigPnd:\t0000000000000100\nShdPnd:\t0000000000000000\n": true,
