@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/goleak"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
@@ -293,24 +295,11 @@ func locations(t testing.TB, raw json.RawMessage) []loc {
 
 // groupMembers lists live (non-zombie) processes in process group pgid.
 func groupMembers(pgid int) []string {
-	ents, _ := os.ReadDir("/proc")
+	procs, _ := procfs.Table()
 	var out []string
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		if f[2] == fmt.Sprint(pgid) {
-			out = append(out, e.Name()+" "+s[:i+1])
+	for _, pid := range slices.Sorted(maps.Keys(procs)) {
+		if p := procs[pid]; p.Pgrp == pgid && !p.Gone() {
+			out = append(out, fmt.Sprintf("%d (%s)", p.Pid, p.Comm))
 		}
 	}
 	return out
