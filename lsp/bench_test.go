@@ -13,6 +13,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -148,7 +149,7 @@ func BenchmarkOpenDocuments(b *testing.B) {
 			b.Fatalf("open documents %d", got)
 		}
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "client-heap-B/doc")
-		b.ReportMetric(float64(rss(p.pid))/(1<<20), "server-RSS-MiB")
+		b.ReportMetric(float64(procfs.RSS(p.pid))/(1<<20), "server-RSS-MiB")
 		for _, f := range files {
 			p.closeDoc(f)
 		}

@@ -20,11 +20,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -600,7 +599,7 @@ func (m *Manager) Servers() []ServerStatus {
 		}
 		if p != nil {
 			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
-			st.RSSBytes = rss(p.pid)
+			st.RSSBytes = procfs.RSS(p.pid)
 			st.Indexing, _ = p.busy()
 			p.mu.Lock()
 			st.OpenDocuments = len(p.docs)
@@ -619,20 +618,6 @@ func (m *Manager) Servers() []ServerStatus {
 		return out[i].Root < out[j].Root
 	})
 	return out
-}
-
-// rss reads a process's resident set size from /proc (0 elsewhere).
-func rss(pid int) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseInt(f[1], 10, 64)
-	return pages * int64(os.Getpagesize())
 }
 
 // Close shuts every server down (shutdown, exit, SIGTERM, SIGKILL of the
