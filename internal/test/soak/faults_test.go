@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/component"
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/test/bench"
 	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
@@ -361,39 +361,13 @@ func (p *acpProcess) session(t *testing.T, root string) string {
 	return r.SessionID
 }
 
-// descendants lists the pids of processes whose parent chain reaches pid.
+// descendants lists the pids of processes whose parent chain reaches pid,
+// each with its command line.
 func descendants(pid int) map[int]string {
 	out := map[int]string{}
-	ents, _ := os.ReadDir("/proc")
-	parent := map[int]int{}
-	cmdline := map[int]string{}
-	for _, e := range ents {
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		parent[n] = pp
-		c, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		cmdline[n] = strings.ReplaceAll(string(c), "\x00", " ")
-	}
-	for n := range parent {
-		for x := parent[n]; x > 1; x = parent[x] {
-			if x == pid {
-				out[n] = cmdline[n]
-				break
-			}
-		}
+	procs, _ := procfs.Table()
+	for _, p := range procfs.Descendants(procs, pid) {
+		out[p.Pid] = strings.Join(procfs.Cmdline(p.Pid), " ")
 	}
 	return out
 }
