@@ -177,7 +177,8 @@ func TestGoplsActionsThroughChain(t *testing.T) {
 	write("go.mod", "module example.com/m\n\ngo 1.22\n")
 	write("shapes/shapes.go", shapesGo)
 	write("main.go", shapesMain)
-	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	// structuredContent on: its data is checked against the text below.
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{StructuredContent: true}, false)
 	cs := sc.open(t, root)
 	for _, c := range []struct {
 		args map[string]any

@@ -94,6 +94,12 @@ type Config struct {
 	// PageSize is the page length of long lists when a call gives no
 	// limit (default DefaultPageSize, 50).
 	PageSize int
+	// StructuredContent adds structuredContent to the tool's answers
+	// beside their text, for clients that read data (tool.md, Output).
+	// Off by default: agents that find it hand it to the model instead of
+	// the text or beside it, so the text reaches every model once only
+	// when it is left out.
+	StructuredContent bool
 	// DiagnosticsWait bounds how long a diagnostics call waits for fresh
 	// answers (zero: the backend's default, 5s for acp-lsp's own
 	// servers; NoWait, or any negative duration, does not wait).
@@ -133,12 +139,13 @@ type Config struct {
 }
 
 // WithSessionSettings returns c with the settings one session can have of
-// its own taken from s: AllowMutating, Budget, PageSize, DiagnosticsWait,
-// NoContextInjection, InjectWarnings and InjectBudget. A ForSession hook
-// returns it for a session with settings of its own.
+// its own taken from s: AllowMutating, Budget, PageSize,
+// StructuredContent, DiagnosticsWait, NoContextInjection, InjectWarnings
+// and InjectBudget. A ForSession hook returns it for a session with
+// settings of its own.
 func (c Config) WithSessionSettings(s Config) Config {
 	c.AllowMutating = s.AllowMutating
-	c.Budget, c.PageSize, c.DiagnosticsWait = s.Budget, s.PageSize, s.DiagnosticsWait
+	c.Budget, c.PageSize, c.StructuredContent, c.DiagnosticsWait = s.Budget, s.PageSize, s.StructuredContent, s.DiagnosticsWait
 	c.NoContextInjection, c.InjectWarnings, c.InjectBudget = s.NoContextInjection, s.InjectWarnings, s.InjectBudget
 	return c
 }

@@ -27,7 +27,7 @@ func TestDiagnosticsCapGopls(t *testing.T) {
 		os.WriteFile(filepath.Join(root, fmt.Sprintf("f%03d.go", i)), []byte(fmt.Sprintf("package m\n\nfunc F%03d() int { return %d }\n", i, i)), 0o644)
 	}
 	opts := lsp.Options{Env: peers.Env(), Timeouts: lsp.Timeouts{Initialize: lsp.Duration(3 * time.Minute), Request: lsp.Duration(3 * time.Minute)}}
-	sc := startStack(t, adapter.Config{LSP: opts}, Config{DiagnosticsWait: 3 * time.Minute}, false)
+	sc := startStack(t, adapter.Config{LSP: opts}, Config{DiagnosticsWait: 3 * time.Minute, StructuredContent: true}, false)
 	cs := sc.open(t, root)
 	text, isErr, data := stacktest.CallTool(t, cs, map[string]any{"action": "diagnostics", "file": "*"})
 	if isErr {

@@ -50,7 +50,7 @@ func TestDiagnosticsIncompleteNeverClean(t *testing.T) {
 	opts.Timeouts.Initialize = lsp.Duration(time.Hour)
 	// The wait ends slow's answer; the clean server answers its 199 files
 	// in a fraction of it.
-	sc := startStack(t, adapter.Config{LSP: opts}, Config{DiagnosticsWait: 5 * time.Second}, false)
+	sc := startStack(t, adapter.Config{LSP: opts}, Config{DiagnosticsWait: 5 * time.Second, StructuredContent: true}, false)
 	cs := sc.open(t, root)
 	text, isErr, data := stacktest.CallTool(t, cs, map[string]any{"action": "diagnostics", "file": "*"})
 	if isErr {

@@ -96,9 +96,18 @@ func startRaw(t *testing.T, backend Backend) (*Tool, *rawMCP) {
 // TestFastPathEquivalent sends every request twice, once with the fast
 // path off (the SDK answers) and once with it on, and requires the same
 // status, the same headers the SDK sets and the same body bytes; and that
-// the fast path answered exactly the requests it is meant for.
+// the fast path answered exactly the requests it is meant for. It does so
+// for answers of text alone (the default) and with structuredContent.
 func TestFastPathEquivalent(t *testing.T) {
-	c, s, fb, _ := setup(t, Config{})
+	for _, structured := range []bool{false, true} {
+		t.Run(fmt.Sprintf("structured_content=%v", structured), func(t *testing.T) {
+			fastPathEquivalent(t, Config{StructuredContent: structured})
+		})
+	}
+}
+
+func fastPathEquivalent(t *testing.T, cfg Config) {
+	c, s, fb, _ := setup(t, cfg)
 	fb.set("textDocument/hover", `{"contents":{"kind":"markdown","value":"func add(a, b int) int // <b> & \"q\" \u00e9"}}`)
 	fb.set("textDocument/definition", `[{"uri":"file://`+filepath.Join(s.Root, "main.go")+`","range":{"start":{"line":3,"character":5},"end":{"line":3,"character":8}}}]`)
 	other, err := c.NewSession(s.Root)

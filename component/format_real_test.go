@@ -30,7 +30,7 @@ func TestFormatKeepsIndentation(t *testing.T) {
 		"tabs.ts":             tabs,
 		"three/.editorconfig": "[*.ts]\nindent_style = space\nindent_size = 3\n",
 		"three/three.ts":      two,
-	})
+	}, Config{})
 	for _, tc := range []struct{ file, want string }{
 		{"two.ts", "export function add(a: number, b: number): number {\n  if (a > b) {\n    return a + b;\n  }\n  return b - a;\n}\n"},
 		{"three/three.ts", "export function add(a: number, b: number): number {\n   if (a > b) {\n      return a + b;\n   }\n   return b - a;\n}\n"},
@@ -54,9 +54,9 @@ func TestFormatKeepsIndentation(t *testing.T) {
 
 // realTool starts the tool on a new folder holding files (slash paths to
 // contents), answered by a Manager running the real server peer: it
-// returns the folder and an MCP client session on the tool (all closed
-// with t).
-func realTool(t *testing.T, peer string, files map[string]string) (string, *mcp.ClientSession) {
+// returns the folder and an MCP client session on the tool configured
+// by cfg (all closed with t).
+func realTool(t *testing.T, peer string, files map[string]string, cfg Config) (string, *mcp.ClientSession) {
 	t.Helper()
 	peers.Require(t, peer)
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -82,6 +82,6 @@ func realTool(t *testing.T, peer string, files map[string]string) (string, *mcp.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(context.Background()) })
-	_, s := startSession(t, Config{}, &managerBackend{m: m, anyFile: anyFile}, root)
+	_, s := startSession(t, cfg, &managerBackend{m: m, anyFile: anyFile}, root)
 	return root, connect(t, s)
 }

@@ -98,6 +98,12 @@ func TestInspector(t *testing.T) {
 		if !strings.Contains(string(out), `main.go:8:14 error: not enough arguments in call to add`) || !strings.Contains(string(out), "gopls: fresh") {
 			t.Errorf("%s: diagnostics answered %s", name, out)
 		}
+		// The result is the text alone (TestResultIsTheText): a client
+		// finding structuredContent may give the model that instead.
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 || res["content"] == nil {
+			t.Errorf("%s: result %s, want content alone", name, out)
+		}
 	}
 	env.RequireNoLeftovers(t)
 }

@@ -52,7 +52,8 @@ func TestOutsideDefinitionLines(t *testing.T) {
 			"def sqrt("},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root, cs := realTool(t, tc.peer, tc.files)
+			// structuredContent on: its items say which files are outside.
+			root, cs := realTool(t, tc.peer, tc.files, Config{StructuredContent: true})
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lsp", Arguments: tc.call})
 			if err != nil {
 				t.Fatal(err)

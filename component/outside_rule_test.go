@@ -89,7 +89,7 @@ func TestOutsideLinesRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			cs := fakeTool(t, bin, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/definition": {Result: res}}},
-				Config{MaxFileSize: capBytes}, map[string]string{"a.ts": "ok();\n"})
+				Config{MaxFileSize: capBytes, StructuredContent: true}, map[string]string{"a.ts": "ok();\n"})
 			r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "lsp", Arguments: map[string]any{"action": "definition", "file": "a.ts", "line": 1, "symbol": "ok"}})
 			if err != nil {
 				t.Fatal(err)

@@ -158,7 +158,7 @@ var (
 // shrunk to a one-line total still carried every result of its page,
 // source lines included, and code_actions every action.
 func TestStructuredContentMatchesText(t *testing.T) {
-	_, s, fb, _ := setup(t, Config{Budget: structuredBudget})
+	_, s, fb, _ := setup(t, Config{Budget: structuredBudget, StructuredContent: true})
 	files := structuredWorkspace(t, s.Root)
 	at := map[string]any{"file": files[0], "line": 1, "column": 2}
 	with := func(args map[string]any, more map[string]any) map[string]any {
@@ -362,7 +362,7 @@ func checkActions(t *testing.T, text string, sc json.RawMessage, total int, cut 
 // however far the text was cut, and a text within the budget made only
 // of characters JSON escapes took six times its length.
 func TestStructuredContentOfTextAnswers(t *testing.T) {
-	_, s, fb, _ := setup(t, Config{Budget: structuredBudget, AllowMutating: map[string]bool{"request": true}})
+	_, s, fb, _ := setup(t, Config{Budget: structuredBudget, StructuredContent: true, AllowMutating: map[string]bool{"request": true}})
 	files := structuredWorkspace(t, s.Root)
 	long := strings.Repeat("func Map[T any](ch <-chan T, f func(*T) bool) && more of the doc\n", 500)
 	renameEdits := func(nFiles, nLines int) string {

@@ -259,6 +259,11 @@ func (s *Session) toolResult(ctx context.Context, args json.RawMessage) *mcp.Cal
 		return toolError(s.c.explain(ctx, err))
 	}
 	out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.text}}}
+	if !s.cfg.StructuredContent {
+		// The text alone: agents that find structuredContent give the
+		// model that instead of the text, or both (docs/tool.md, Output).
+		return out
+	}
 	switch d := res.data.(type) {
 	case nil:
 	case encoded:

@@ -292,8 +292,8 @@ func (b bareLoad) ask(ctx context.Context, op Op, t *Target) (loadAnswer, error)
 }
 
 // toolLoad is column (b) for the load rows: acp-lsp's chain in process, as
-// the LSP rows' cold start runs it, with the go-sdk client, which hands
-// over the answers' structuredContent (whatever -mcp-client says: the
+// the LSP rows' cold start runs it, with structuredContent turned on and
+// the go-sdk client, which hands it over (whatever -mcp-client says: the
 // load rows read the pages' offsets and notes from it).
 type toolLoad struct {
 	st *Stack
@@ -301,7 +301,7 @@ type toolLoad struct {
 }
 
 func startToolLoad(ctx context.Context, env *Env, root string, wsEnv []string) (loadSubject, error) {
-	st, err := StartStack(ctx, lsp.Options{Env: wsEnv}, component.Config{})
+	st, err := StartStack(ctx, lsp.Options{Env: wsEnv}, component.Config{StructuredContent: true})
 	if err != nil {
 		return nil, err
 	}
