@@ -30,6 +30,7 @@ func TestZeroConfigIsTheConfiguredDefault(t *testing.T) {
 	}{
 		{"tool.output_budget", got.Budget, def.Tool.OutputBudget},
 		{"tool.page_size", got.PageSize, def.Tool.PageSize},
+		{"tool.structured_content", got.StructuredContent, def.Tool.StructuredContent},
 		// diagnostics.wait_budget: a zero wait is sent as "the backend's
 		// default"; lsp's TestZeroConfigIsTheConfiguredDefault pins it.
 		{"diagnostics.wait_budget (sent as the backend's default)", got.DiagnosticsWait, time.Duration(0)},

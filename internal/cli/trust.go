@@ -34,8 +34,8 @@ func (*trustCmd) Usage() string {
 
 A project file (DIR/.acp-lsp.toml, DIR defaults to the current folder) can
 name commands for acp-lsp to run, so until you trust it only its harmless
-settings apply (diagnostics.* and tool.output_budget, tool.page_size) and
-acp-lsp warns that the rest is ignored. 'acp-lsp trust' checks the file,
+settings apply (diagnostics.* and tool.output_budget, tool.page_size,
+tool.structured_content) and acp-lsp warns that the rest is ignored. 'acp-lsp trust' checks the file,
 then records its absolute path in DIR and the sha256 of its content in
 $XDG_STATE_HOME/acp-lsp/trusted.json (default ~/.local/state/acp-lsp). Any
 later change to the file makes it untrusted again until you trust it anew,

@@ -137,6 +137,9 @@ type Tool struct {
 	OutputBudget int `toml:"output_budget" min:"256" max:"200000" safe:"true"`
 	// PageSize is the number of items per page of long lists.
 	PageSize int `toml:"page_size" min:"1" max:"1000" safe:"true"`
+	// StructuredContent adds structuredContent to the tool's answers, for
+	// clients that read data; the model reads the text either way.
+	StructuredContent bool `toml:"structured_content" safe:"true"`
 }
 
 // Editor controls use of the editor's language servers.
@@ -236,6 +239,8 @@ func Defaults() Config {
 			AllowRawRequest: false,
 			OutputBudget:    component.DefaultBudget,
 			PageSize:        component.DefaultPageSize,
+			// Off, as a zero component.Config has it.
+			StructuredContent: false,
 		},
 		Editor:  Editor{UseLSP: true, ForwardNotifications: false},
 		Servers: map[string]Server{},

@@ -21,6 +21,7 @@ import (
 // process and its shared language servers.
 var sessionKeys = []string{
 	"tool.allow_mutating", "tool.allow_raw_request", "tool.output_budget", "tool.page_size",
+	"tool.structured_content",
 	"diagnostics.wait_budget", "diagnostics.inject_context", "diagnostics.include_warnings",
 	"diagnostics.injection_budget",
 }

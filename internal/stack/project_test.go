@@ -35,7 +35,7 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	started := dir("started", "[tool]\npage_size = 5\n")
 	bare := dir("bare", "")
 	sub := dir("started/pkg", "")
-	other := dir("other", "[tool]\npage_size = 7\nallow_raw_request = true\n\n[local]\nwatch = false\n")
+	other := dir("other", "[tool]\npage_size = 7\nstructured_content = true\nallow_raw_request = true\n\n[local]\nwatch = false\n")
 	trusted := dir("trusted", "[tool]\nallow_raw_request = true\nallow_mutating = false\n[diagnostics]\ninjection_budget = 0\n[local]\nwatch = false\n")
 	broken := dir("broken", "[tool]\npage_size = \"many\"\n")
 	link := filepath.Join(root, "link")
@@ -56,23 +56,24 @@ func TestProjectSettingsPerSession(t *testing.T) {
 	base := component.Config{PageSize: 100, Budget: 12000, AllowMutating: map[string]bool{"request": false}}
 
 	tests := []struct {
-		name     string
-		cwd      string
-		pageSize int
-		raw      bool   // tool.allow_raw_request
-		rename   bool   // tool.allow_mutating
-		noInject bool   // diagnostics.injection_budget = 0
-		log      string // in the log, or "" for nothing logged
+		name       string
+		cwd        string
+		pageSize   int
+		raw        bool   // tool.allow_raw_request
+		rename     bool   // tool.allow_mutating
+		noInject   bool   // diagnostics.injection_budget = 0
+		structured bool   // tool.structured_content
+		log        string // in the log, or "" for nothing logged
 	}{
-		{"the folder acp-lsp started in", started, 100, false, true, false, ""},
-		{"the same folder through a symlink", link, 100, false, true, false, ""},
-		{"a subfolder of the start folder without a file: the project's settings", sub, 100, false, true, false, ""},
-		{"another folder without a project file: none of the start folder's", bare, config.Defaults().Tool.PageSize, false, true, false, "does not apply outside that folder"},
-		{"the same folder again: told already", bare, config.Defaults().Tool.PageSize, false, true, false, ""},
-		{"another project, untrusted: its safe settings", other, 7, false, true, false, "local.watch"},
-		{"the same project again: told already", other, 7, false, true, false, ""},
-		{"a trusted project: all its session settings", trusted, config.Defaults().Tool.PageSize, true, false, true, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
-		{"a project file with errors: the settings acp-lsp started with", broken, 100, false, true, false, "does not load"},
+		{"the folder acp-lsp started in", started, 100, false, true, false, false, ""},
+		{"the same folder through a symlink", link, 100, false, true, false, false, ""},
+		{"a subfolder of the start folder without a file: the project's settings", sub, 100, false, true, false, false, ""},
+		{"another folder without a project file: none of the start folder's", bare, config.Defaults().Tool.PageSize, false, true, false, false, "does not apply outside that folder"},
+		{"the same folder again: told already", bare, config.Defaults().Tool.PageSize, false, true, false, false, ""},
+		{"another project, untrusted: its safe settings", other, 7, false, true, false, true, "local.watch"},
+		{"the same project again: told already", other, 7, false, true, false, true, ""},
+		{"a trusted project: all its session settings", trusted, config.Defaults().Tool.PageSize, true, false, true, false, "applies to its sessions (diagnostics.injection_budget, tool.allow_mutating, tool.allow_raw_request); its other settings (local.watch) are not applied"},
+		{"a project file with errors: the settings acp-lsp started with", broken, 100, false, true, false, false, "does not load"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,6 +90,9 @@ func TestProjectSettingsPerSession(t *testing.T) {
 			}
 			if got.NoContextInjection != tt.noInject {
 				t.Errorf("context injection off %v, want %v", got.NoContextInjection, tt.noInject)
+			}
+			if got.StructuredContent != tt.structured {
+				t.Errorf("structured content %v, want %v", got.StructuredContent, tt.structured)
 			}
 			switch {
 			case tt.log == "" && logs.Len() > 0:

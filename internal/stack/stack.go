@@ -213,6 +213,7 @@ func ToolConfig(cfg config.Config, logger *slog.Logger, opts Options) (component
 		},
 		Budget:              cfg.Tool.OutputBudget,
 		PageSize:            cfg.Tool.PageSize,
+		StructuredContent:   cfg.Tool.StructuredContent,
 		DiagnosticsWait:     off(cfg.Diagnostics.WaitBudget),
 		CacheFiles:          cfg.Diagnostics.CacheFiles,
 		CachePerFile:        cfg.Diagnostics.PerFile,
