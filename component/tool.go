@@ -186,7 +186,7 @@ type Input struct {
 
 	Query     string `json:"query,omitempty" jsonschema:"symbols: search the whole workspace for this name (fuzzy, as the server matches). With file and no query, symbols lists the file's symbols."`
 	Kind      string `json:"kind,omitempty" jsonschema:"symbols: keep only this symbol kind (function, method, class, struct, interface, variable, constant, field, type_parameter …); code_actions: keep only actions whose kind starts with this (quickfix, refactor, source.organizeImports)."`
-	Severity  string `json:"severity,omitempty" jsonschema:"diagnostics: lowest severity shown: error, warning (default), info or hint."`
+	Severity  string `json:"severity,omitempty" jsonschema:"diagnostics (compile and type errors, warnings): lowest shown: error, warning (default), info or hint."`
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (callers, default) or outgoing (callees); type_hierarchy: supertypes (default) or subtypes."`
 
 	NewName            string `json:"new_name,omitempty" jsonschema:"rename: the new identifier; rename_file: the new path relative to the workspace."`
@@ -202,15 +202,15 @@ type Input struct {
 	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 50, acp-lsp's tool.page_size)."`
 }
 
-const toolDescription = `Language-server answers for this workspace: compiler diagnostics, definitions, references, types, symbols, call graphs, and safe refactors.
+const toolDescription = `Language server (LSP) answers for this workspace: compile and type errors, warnings (diagnostics); go to definition, type definition, implementation; find references; hover (type, docs); signature help; file and workspace symbols; call hierarchy (callers, callees), type hierarchy; code actions; rename, format.
 
-Use it instead of grep to find where something is defined or used (definition, references, implementation), what a name's type or doc is (hover), what a file declares (symbols), and whether code compiles (diagnostics, after every edit). It understands the language: no false matches in comments or other scopes.
+Use it instead of grep to find where a name is defined or used: it knows the language, no false matches in comments or other scopes. Check diagnostics after edits.
 
-Positions: give file + line (1-based) + symbol, the identifier as written on that line; name#2 means its second occurrence on the line. column (1-based, characters) is a fallback. A symbol alone, without line, is looked up across the workspace.
+Positions: file + line (1-based) + symbol, the identifier as written on that line; name#2 is its second occurrence there. column (1-based, characters) is a fallback. A symbol without line is looked up in the workspace.
 
-Results are path:line:col relative to the workspace with the source line. Diagnostics say per server whether they are fresh for the current file content.
+Results are path:line:col relative to the workspace with the source line. Diagnostics say per server whether they are fresh for the current content.
 
-rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply, rename, rename_file and format return a preview diff and code_actions lists the actions.`
+rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff (code_actions: the list of actions).`
 
 // inputSchema is the tool's input schema, built once from Input: the SDK's
 // typed AddTool would build and resolve it for every session and validate
