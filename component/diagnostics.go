@@ -99,7 +99,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 				hidden++
 				continue
 			}
-			rel, line, col, text := r.place(f.URI, d.Range.Start)
+			it := r.item(f.URI, d.Range.Start)
 			label := severityName(sev) + ": " + firstLine(d.Message)
 			var tags []string
 			if d.Source != "" {
@@ -111,12 +111,14 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 			if len(tags) > 0 {
 				label += " [" + strings.Join(tags, " ") + "]"
 			}
-			items = append(items, item{File: rel, Line: line, Column: col, Label: label, Context: text})
+			it.Label = label
+			items = append(items, it)
 		}
 	}
 	sortItems(items)
 	l := &listing{Title: "diagnostics for " + scope}
 	page(in, items, l)
+	r.enclose(ctx, l.Items)
 	var verdicts []string
 	for _, v := range rep.Servers {
 		line := v.Server + ": " + v.Verdict

@@ -39,7 +39,8 @@
 //     into prompts
 //   - stage.go: Stage, the component as a proxy.Stage in the chain
 //   - render.go: rendering answers (workspace-relative places, paged
-//     listings cut to the output budget, text answers)
+//     listings cut to the output budget, text answers); enclosing.go the
+//     symbol holding each place, from its file's document symbols
 //   - roots.go: a session's workspace roots and file arguments in them;
 //     outside.go which files outside them results may show the lines of
 //   - backend.go: Backend and Wire; cache.go the diagnostics cache;

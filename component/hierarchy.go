@@ -64,8 +64,9 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 			if h == nil {
 				continue
 			}
-			rel, line, col, text := r.place(h.URI, h.SelectionRange.Start)
-			items = append(items, item{File: rel, Line: line, Column: col, Label: kindName(h.Kind) + " " + h.Name, Context: text})
+			it := r.item(h.URI, h.SelectionRange.Start)
+			it.Label = kindName(h.Kind) + " " + h.Name
+			items = append(items, it)
 		}
 	}
 	sortItems(items)
@@ -75,6 +76,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 	}
 	l := &listing{Title: title}
 	page(in, items, l)
+	r.enclose(ctx, l.Items)
 	if l.Total == 0 {
 		if n := s.c.emptyNote(ctx); n != "" {
 			l.Notes = append(l.Notes, n)

@@ -165,16 +165,17 @@ func (s *Session) renderLocations(ctx context.Context, in Input, title string, l
 	}
 	items := make([]item, 0, len(locs))
 	for _, l := range locs {
-		rel, line, col, text := r.place(l.URI, l.Range.Start)
-		it := item{File: rel, Line: line, Column: col, Outside: r.isOutside(l.URI)}
-		if context {
-			it.Context = text
+		it := r.item(l.URI, l.Range.Start)
+		it.Outside = r.isOutside(l.URI)
+		if !context {
+			it.Context = ""
 		}
 		items = append(items, it)
 	}
 	sortItems(items)
 	l := &listing{Title: title}
 	page(in, items, l)
+	r.enclose(ctx, l.Items)
 	l.Notes = append(l.Notes, r.outsideNotes(l.Items)...)
 	if l.Total == 0 {
 		l.Notes = append(l.Notes, "the server found nothing at this position (check line and symbol; during indexing try again)")

@@ -293,11 +293,31 @@ type item struct {
 	// Outside marks a file outside the session's workspace, shown by
 	// path (absolute, unless a link in the workspace leads to it).
 	Outside bool `json:"outside,omitempty"`
+	// In is the symbol holding the place, its kind and qualified name
+	// ("method (*Loader).Run"), from the file's document symbols
+	// (enclosing.go); empty at the top level or when the server gave
+	// none. It stays while items are listed: only the source line goes
+	// first.
+	In string `json:"in,omitempty"`
+	// Test marks a file of test code (testfiles.go), in impact's answer.
+	Test bool `json:"test,omitempty"`
+	// at is where the server placed it, for the enclosing lookup.
+	at placed
+}
+
+// item places uri's position p as an item: its path, line and column,
+// the source line, and where it is for the enclosing lookup.
+func (r *renderer) item(uri string, p position.Position) item {
+	rel, line, col, text := r.place(uri, p)
+	return item{File: rel, Line: line, Column: col, Context: text, at: placed{uri, p}}
 }
 
 // outsideMark follows the name of a file outside the workspace in text
-// answers.
-const outsideMark = " (outside the workspace)"
+// answers, testMark that of a file of test code.
+const (
+	outsideMark = " (outside the workspace)"
+	testMark    = " (test code)"
+)
 
 // listing is a paged, budgeted list of items grouped by file. Encoded, it
 // is the answer's structuredContent (diagnostics': its "listing"), as
@@ -449,8 +469,11 @@ func renderLevel(l *listing, level int) string {
 	}
 	groups, order := groupByFile(l.Items)
 	mark := func(f string) string {
-		if groups[f][0].Outside {
+		switch first := groups[f][0]; {
+		case first.Outside:
 			return f + outsideMark
+		case first.Test:
+			return f + testMark
 		}
 		return f
 	}
@@ -460,6 +483,12 @@ func renderLevel(l *listing, level int) string {
 			b.WriteString(mark(f) + "\n")
 			for _, it := range groups[f] {
 				fmt.Fprintf(&b, "  %s:%d:%d", f, it.Line, it.Column)
+				if it.In != "" {
+					b.WriteString(" in " + it.In)
+					if it.Label != "" {
+						b.WriteByte(':')
+					}
+				}
 				if it.Label != "" {
 					b.WriteString(" " + it.Label)
 				}

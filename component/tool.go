@@ -39,6 +39,9 @@ type Tool struct {
 
 	// docs are the files the tool read, kept while unchanged on disk.
 	docs docCache
+	// outlines are files' document symbols, kept while their content is
+	// the same (enclosing.go).
+	outlines *outlineCache
 
 	// fast are the tool calls the HTTP fast path is answering.
 	fast fastCalls
@@ -75,6 +78,7 @@ func New(cfg Config, backend Backend) (*Tool, error) {
 		backend:  marking{backend},
 		cache:    NewDiagCache(cfg.CacheFiles, cfg.CachePerFile),
 		docs:     docCache{limit: cfg.MaxFileSize},
+		outlines: newOutlineCache(),
 		log:      cfg.Logger,
 		sessions: map[string]*Session{},
 		byACP:    map[string]*Session{},
