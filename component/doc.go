@@ -18,6 +18,8 @@
 //     a call's position (file+line+symbol, or a symbol alone)
 //   - symbols.go: symbols (a file's, or a workspace query)
 //   - hierarchy.go: call_hierarchy, type_hierarchy
+//   - impact.go: impact (what breaks if a symbol changes), and which
+//     files are test code
 //   - diagnostics.go: diagnostics; glob.go its file globs
 //   - edits.go: rename, rename_file, format, code_actions, and applying a
 //     workspace edit after asking the user (editlock.go: one applying

@@ -35,9 +35,9 @@ var callerProjects = []callerProject{
 		peer: "gopls",
 		files: map[string]string{
 			"go.mod":            "module example.com/m\n\ngo 1.22\n",
-			"calc/calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n\ntype Pair struct{ A, B int }\n\nfunc (p Pair) Sum() int { return Add(p.A, p.B) }\n",
+			"calc/calc.go":      "package calc\n\nfunc Add(a, b int) int { return a + b }\n\ntype Pair struct{ A, B int }\n\nfunc (p Pair) Sum() int { return Add(p.A, p.B) }\n\ntype Summer interface{ Sum() int }\n\nvar _ Summer = Pair{}\n",
 			"app/app.go":        "package app\n\nimport \"example.com/m/calc\"\n\ntype Loader struct{ n int }\n\nfunc (l *Loader) Run() int {\n\treturn calc.Add(l.n, 1)\n}\n\nfunc Start() int {\n\tl := &Loader{}\n\treturn l.Run()\n}\n",
-			"main.go":           "package main\n\nimport (\n\t\"example.com/m/app\"\n\t\"example.com/m/calc\"\n)\n\nfunc main() {\n\tprintln(calc.Add(1, 2), app.Start())\n}\n",
+			"main.go":           "package main\n\nimport (\n\t\"example.com/m/app\"\n\t\"example.com/m/calc\"\n)\n\nfunc main() {\n\tprintln(calc.Add(1, 2), calc.Add(3, 4), app.Start())\n}\n",
 			"calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
 		},
 		open: "calc/calc.go",
@@ -71,7 +71,7 @@ var callerProjects = []callerProject{
 		peer: "typescript-language-server",
 		files: map[string]string{
 			"tsconfig.json": `{"compilerOptions":{"strict":true,"target":"es2020","lib":["es2020","dom"]}}`,
-			"calc.ts":       "export function add(a: number, b: number): number {\n    return a + b;\n}\n\nexport class Pair {\n    constructor(private a: number, private b: number) {}\n    total(): number {\n        return add(this.a, this.b);\n    }\n}\n",
+			"calc.ts":       "export function add(a: number, b: number): number {\n    return a + b;\n}\n\nexport class Pair implements Summer {\n    constructor(private a: number, private b: number) {}\n    total(): number {\n        return add(this.a, this.b);\n    }\n}\n\nexport interface Summer {\n    total(): number;\n}\n",
 			"app/loader.ts": "import { add } from \"../calc\";\n\nexport class Loader {\n    run(): number {\n        return add(1, 2);\n    }\n}\n\nexport function start(): number {\n    return new Loader().run();\n}\n",
 			"main.ts":       "import { add } from \"./calc\";\nimport { start } from \"./app/loader\";\n\nfunction main(): void {\n    console.log(add(1, 2), start());\n}\n\nmain();\n",
 			"calc.test.ts":  "import { add } from \"./calc\";\n\nexport function testAdd(): boolean {\n    return add(1, 2) === 3;\n}\n",

@@ -82,6 +82,7 @@ func FuzzToolArguments(f *testing.F) {
 		`{"action":"hover","file":"main.go","line":5,"symbol":"add"}`,
 		`{"action":"definition","file":"main.go","line":9,"column":14}`,
 		`{"action":"references","symbol":"add"}`,
+		`{"action":"impact","file":"main.go","line":5,"symbol":"add","depth":"9","offset":1}`,
 		`{"action":"diagnostics","file":"*","severity":"hint"}`,
 		`{"action":"symbols","query":"add","kind":"function","offset":3,"limit":1}`,
 		`{"action":"rename","file":"main.go","line":5,"symbol":"add#2","new_name":"sum"}`,

@@ -299,7 +299,8 @@ type item struct {
 	// none. It stays while items are listed: only the source line goes
 	// first.
 	In string `json:"in,omitempty"`
-	// Test marks a file of test code (testfiles.go), in impact's answer.
+	// Test marks a file of test code (impact.go's testCode), in
+	// impact's answer.
 	Test bool `json:"test,omitempty"`
 	// at is where the server placed it, for the enclosing lookup.
 	at placed

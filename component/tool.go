@@ -179,7 +179,7 @@ func (c *Tool) SocketDir() string { return c.sockDir }
 // Input is the `lsp` tool's arguments. The jsonschema descriptions are what
 // the model reads.
 type Input struct {
-	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, definition, type_definition, implementation, declaration, references, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
+	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, definition, type_definition, implementation, declaration, references, impact, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
 	File   string `json:"file,omitempty" jsonschema:"file path relative to the workspace (or absolute inside it or in one of the session's additional directories). For diagnostics also a glob (src/**/*.go) or * for the whole workspace."`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line number of the position, as shown by the lsp tool or a file read."`
 	Symbol string `json:"symbol,omitempty" jsonschema:"the identifier at the position: with line, the name as written on that line (name#2 = its second occurrence on the line); without line, a symbol name looked up in the workspace (ambiguous names list the candidates). Prefer this to column."`
@@ -192,6 +192,7 @@ type Input struct {
 	Kind      string `json:"kind,omitempty" jsonschema:"symbols: keep only this symbol kind (function, method, class, struct, interface, variable, constant, field, type_parameter …); code_actions: keep only actions whose kind starts with this (quickfix, refactor, source.organizeImports)."`
 	Severity  string `json:"severity,omitempty" jsonschema:"diagnostics (compile and type errors, warnings): lowest shown: error, warning (default), info or hint."`
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (callers, default) or outgoing (callees); type_hierarchy: supertypes (default) or subtypes."`
+	Depth     int    `json:"depth,omitempty" jsonschema:"impact: how many levels of callers to walk up (default 2, at most 5)."`
 
 	NewName            string `json:"new_name,omitempty" jsonschema:"rename: the new identifier; rename_file: the new path relative to the workspace."`
 	Apply              bool   `json:"apply,omitempty" jsonschema:"rename, rename_file, format, code_actions: write the change (after the user allows it). Without it you get a preview diff and nothing changes."`
@@ -206,13 +207,13 @@ type Input struct {
 	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 50, acp-lsp's tool.page_size)."`
 }
 
-const toolDescription = `Language server (LSP) answers for this workspace: compile and type errors, warnings (diagnostics); go to definition, type definition, implementation; find references; hover (type, docs); signature help; file and workspace symbols; call hierarchy (callers, callees), type hierarchy; code actions; rename, format.
+const toolDescription = `Language server (LSP) answers for this workspace: compile and type errors, warnings (diagnostics); go to definition, type definition, implementation; find references; impact (what a change breaks); hover (type, docs); signature help; file and workspace symbols; call hierarchy (callers, callees), type hierarchy; code actions; rename, format.
 
 Use it instead of grep to find where a name is defined or used: it knows the language, no false matches in comments or other scopes. Check diagnostics after edits.
 
 Positions: file + line (1-based) + symbol, the identifier as written on that line; name#2 is its second occurrence there. column (1-based, characters) is a fallback. A symbol without line is looked up in the workspace.
 
-Results are path:line:col relative to the workspace with the source line. Diagnostics say per server whether they are fresh for the current content.
+Results: workspace-relative path:line:col, enclosing symbol, source line. Diagnostics say per server whether they are fresh for the current content.
 
 rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff (code_actions: the list of actions).`
 
@@ -294,7 +295,7 @@ func toolError(err error) *mcp.CallToolResult {
 // scalarArgs are the arguments that are numbers or booleans, which some
 // clients send as strings ("line":"5").
 var scalarArgs = map[string]bool{"line": true, "column": true, "end_line": true, "end_column": true,
-	"index": true, "offset": true, "limit": true, "apply": true, "include_declaration": true}
+	"index": true, "offset": true, "limit": true, "apply": true, "include_declaration": true, "depth": true}
 
 // decodeInput reads the tool's arguments. Unknown arguments are refused
 // with the list of known ones; numbers and booleans given as strings are
@@ -394,6 +395,8 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 		return s.locations(ctx, in)
 	case "references":
 		return s.references(ctx, in)
+	case "impact":
+		return s.impact(ctx, in)
 	case "hover":
 		return s.hover(ctx, in)
 	case "signature_help":

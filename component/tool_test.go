@@ -140,6 +140,7 @@ func TestToolGolden(t *testing.T) {
 		{"definition-ambiguous", map[string]any{"action": "definition", "symbol": "Println"}},
 		{"references", map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"}},
 		{"references-paged", map[string]any{"action": "references", "file": "main.go", "line": 5, "column": 6, "limit": 2}},
+		{"impact", map[string]any{"action": "impact", "file": "main.go", "line": 5, "symbol": "add"}},
 		{"hover", map[string]any{"action": "hover", "file": "main.go", "line": 5, "symbol": "add"}},
 		{"symbols", map[string]any{"action": "symbols", "file": "main.go"}},
 		{"workspace-symbols", map[string]any{"action": "symbols", "query": "add", "kind": "function"}},
