@@ -64,7 +64,7 @@ func rpcError(ctx context.Context, method string, err error) *proxy.Error {
 	if errors.As(err, &ie) {
 		// The data lets the asker (the component) say "indexing" rather
 		// than show an error or an empty result.
-		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work})
+		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work()})
 		return &proxy.Error{Code: proxy.CodeInternalError, Message: method + ": " + err.Error(), Data: data}
 	}
 	// A file outside the workspace, too large, binary or gone is the

@@ -652,7 +652,7 @@ func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig, watchNote string) lspex
 	switch st.State {
 	case lsp.StateRunning:
 		info.State = "ready"
-		if len(st.Indexing) > 0 {
+		if st.Readiness.State == lsp.ReadyLoading {
 			info.State = "indexing"
 		}
 	case lsp.StateStarting:

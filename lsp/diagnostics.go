@@ -228,7 +228,7 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 		Server: p.srv.cfg.Name, Root: p.srv.root, URI: uri, Path: path, Version: v, Diagnostics: diags, Received: received,
 	})
 	p.mu.Lock()
-	loading := len(p.progress) > 0
+	loading := p.readinessLocked().State != Ready
 	p.mu.Unlock()
 	p.diags.publish(uri, v, m.Version != nil, diags, loading)
 }
@@ -308,7 +308,7 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 		reasks := 0
 		for {
 			mark := p.mark()
-			res, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
+			res, _, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
 			if err != nil {
 				return s.failVerdict(p, fd, err)
 			}
@@ -326,7 +326,8 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 			if err != nil {
 				fd = s.failVerdict(p, fd, err)
 				if ie := (*IndexingError)(nil); errors.As(err, &ie) {
-					fd.Detail = fmt.Sprintf("%s is still loading (%s) and reported nothing yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(ie.Work, ", "))
+					fd.Detail = fmt.Sprintf("%s is still loading the project (%s) and reported nothing yet: its diagnostics are unknown, not empty",
+						s.cfg.Name, Readiness{State: ReadyLoading, Progress: ie.Progress}.Work())
 				}
 				return fd
 			}
@@ -382,9 +383,9 @@ func (s *server) pulled(p *proc, d document, ids []string, fd FileDiagnostics) F
 	if len(states) == 0 {
 		fd.Verdict = Timeout
 		fd.Detail = fmt.Sprintf("%s has not reported on this file yet and there was no time to ask: its diagnostics are unknown, not empty", s.cfg.Name)
-		if titles, _ := p.busy(); titles != nil {
+		if r, _ := p.readiness(); r.State != Ready {
 			fd.Verdict = Indexing
-			fd.Detail = fmt.Sprintf("%s is still loading (%s) and has not reported on this file yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(titles, ", "))
+			fd.Detail = fmt.Sprintf("%s is still loading the project (%s) and has not reported on this file yet: its diagnostics are unknown, not empty", s.cfg.Name, r.Work())
 		}
 		return fd
 	}
@@ -448,7 +449,7 @@ func (s *server) failVerdict(p *proc, fd FileDiagnostics, err error) FileDiagnos
 		fd.Verdict = Indexing
 	case errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded):
 		fd.Verdict = Timeout
-		if titles, _ := p.busy(); titles != nil {
+		if r, _ := p.readiness(); r.State != Ready {
 			fd.Verdict = Indexing
 		}
 	default:
@@ -487,11 +488,11 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 		provisional := false
 		if ok {
 			current = (e.hasVersion && e.version >= d.version) || (!e.hasVersion && e.seq > d.sentSeq)
-			_, idle := p.busy()
-			provisional = current && isEmptyArray(e.diags) && (e.loading || idle != nil)
+			r, change := p.readiness()
+			provisional = current && isEmptyArray(e.diags) && (e.loading || r.State != Ready)
 			switch {
-			case provisional && idle != nil:
-				idleC = idle // wait for the work to end (or a newer publish)
+			case provisional && r.State != Ready:
+				idleC = change // wait for the load to end (or a newer publish)
 			case current && e.hasVersion && !provisional:
 				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
 				return fd
@@ -541,9 +542,9 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			}
 			return fd
 		case <-ctx.Done():
-			if titles, _ := p.busy(); provisional && titles != nil {
+			if r, _ := p.readiness(); provisional && r.State != Ready {
 				fd.Verdict = Indexing
-				fd.Detail = fmt.Sprintf("%s is still loading (%s) and has reported nothing for this file yet: its diagnostics are unknown, not empty", s.cfg.Name, strings.Join(titles, ", "))
+				fd.Detail = fmt.Sprintf("%s is still loading the project (%s) and has reported nothing for this file yet: its diagnostics are unknown, not empty", s.cfg.Name, r.Work())
 				return fd
 			}
 			if provisional {
@@ -576,9 +577,9 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 				fd.Verdict = Timeout
 				fd.Detail = fmt.Sprintf("%s published no diagnostics for this file in time", s.cfg.Name)
 			}
-			if titles, _ := p.busy(); titles != nil && fd.Verdict == Timeout {
+			if r, _ := p.readiness(); r.State != Ready && fd.Verdict == Timeout {
 				fd.Verdict = Indexing
-				fd.Detail = fmt.Sprintf("%s is still loading (%v)", s.cfg.Name, titles)
+				fd.Detail = fmt.Sprintf("%s is still loading the project (%s)", s.cfg.Name, r.Work())
 			}
 			return fd
 		}

@@ -283,8 +283,8 @@ func TestFaultFloods(t *testing.T) {
 	sub, stop := e.m.Subscribe(16) // a slow subscriber must not block the client
 	defer stop()
 	e.wantHover()
-	if st := e.status(); len(st.Indexing) != 0 {
-		t.Fatalf("work still in progress after the flood ended: %v", st.Indexing)
+	if st := e.status(); st.Readiness.State != Ready || len(st.Readiness.Progress) != 0 {
+		t.Fatalf("work still in progress after the flood ended: %+v", st.Readiness)
 	}
 	rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
 	if err != nil {
@@ -370,7 +370,7 @@ func TestFaultIndexing(t *testing.T) {
 			e.prewarm()
 			_, err := e.hover()
 			var ie *IndexingError
-			if !errors.As(err, &ie) || !slices.Contains(ie.Work, "Indexing") {
+			if !errors.As(err, &ie) || !slices.Contains(ie.Work(), "Indexing") {
 				t.Fatalf("hover while indexing: %v, want *IndexingError naming Indexing", err)
 			}
 			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: 500 * time.Millisecond})

@@ -124,8 +124,8 @@ func bareProc() (*server, *proc) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	m := &Manager{log: log, now: time.Now, subs: map[int]chan DiagnosticsEvent{}}
 	s := &server{mgr: m, cfg: ServerConfig{Name: "bare"}, log: log}
-	p := &proc{srv: s, log: log, done: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
-		dynRegs: map[string]Registration{}}
+	p := &proc{srv: s, log: log, done: make(chan struct{}), docs: map[string]*document{}, progress: map[string]*Progress{},
+		dynRegs: map[string]Registration{}, changed: make(chan struct{}), loaded: true}
 	p.diags.init()
 	return s, p
 }
@@ -174,7 +174,8 @@ func FuzzServerMessages(f *testing.F) {
 				t.Fatalf("stored diagnostics are not a JSON array: %s", e.diags)
 			}
 		}
-		p.busy()
+		r, _ := p.readiness()
+		_ = r.Work()
 		p.pullSupported()
 	})
 }

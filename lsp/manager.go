@@ -57,7 +57,7 @@ const (
 // one, where the field says so, turns the behaviour off (no restarts, no
 // restart delay, no recycling for timeouts, no file size cap, no watching,
 // no settle window, no closing of idle documents; in Timeouts no
-// diagnostics wait, no idle teardown).
+// diagnostics wait, no idle teardown, no loading wait).
 // Zero never means off.
 type Options struct {
 	// Roots are the workspace roots (one per session), each an absolute
@@ -316,8 +316,12 @@ func (m *Manager) route(path string) (string, *server, error) {
 	key := cfg.Name + "\x00" + root
 	s := m.servers[key]
 	if s == nil {
+		load, err := cfg.Loading.compile(cfg.Name)
+		if err != nil {
+			return "", nil, fmt.Errorf("resolve %s: %w", path, err)
+		}
 		s = &server{mgr: m, cfg: cfg, root: root, ceiling: ceiling, state: StateStopped, log: m.log,
-			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts), quit: make(chan struct{})}
+			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts), load: load, quit: make(chan struct{})}
 		m.servers[key] = s
 	}
 	return abs, s, nil
@@ -334,11 +338,56 @@ func (m *Manager) route(path string) (string, *server, error) {
 // disk (closed on the server if it was open), and errors wrapping
 // ErrTimeout, ErrServerExited, ErrOutsideWorkspace or ErrNoServer.
 func (m *Manager) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
+	a, err := m.Ask(ctx, path, method, params)
+	return a.Result, err
+}
+
+// Answer is a server's answer to a request with the server's readiness
+// when the answer arrived: a list given while the server was not Ready
+// (references, workspace symbols) may be incomplete.
+type Answer struct {
+	Result    json.RawMessage
+	Readiness Readiness
+}
+
+// Ask is Request that also says how ready the server was when it
+// answered (see LoadSignals). A request to a server that is still loading
+// waits at most Timeouts.Loading for its answer, then returns an
+// *IndexingError with the progress seen so far; timeouts while a server
+// loads never count toward recycling it (Options.WedgeAfter).
+func (m *Manager) Ask(ctx context.Context, path, method string, params json.RawMessage) (Answer, error) {
 	abs, s, err := m.resolve(path)
 	if err != nil {
-		return nil, err
+		return Answer{}, err
 	}
-	return s.request(ctx, abs, method, params)
+	raw, ready, err := s.request(ctx, abs, method, params)
+	return Answer{Result: raw, Readiness: ready}, err
+}
+
+// WaitReady starts the server of path if needed and waits until it is
+// Ready (or ctx ends, with the readiness seen last and ctx's error).
+func (m *Manager) WaitReady(ctx context.Context, path string) (Readiness, error) {
+	_, s, err := m.resolve(path)
+	if err != nil {
+		return Readiness{}, err
+	}
+	p, err := s.ensure(ctx)
+	if err != nil {
+		return Readiness{Server: s.cfg.Name, State: ReadyStarting}, err
+	}
+	for {
+		r, changed := p.readiness()
+		if r.State == Ready {
+			return r, nil
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			return r, fmt.Errorf("wait for %s: %w", s.cfg.Name, ErrServerExited)
+		case <-ctx.Done():
+			return r, fmt.Errorf("wait for %s: %w", s.cfg.Name, ctx.Err())
+		}
+	}
 }
 
 // Diagnostics syncs each file and returns its diagnostics with a verdict
@@ -470,7 +519,8 @@ func (m *Manager) WillRenameFile(ctx context.Context, oldPath, newPath string) (
 	if err != nil {
 		return nil, err
 	}
-	return s.request(ctx, abs, "workspace/willRenameFiles", params)
+	raw, _, err := s.request(ctx, abs, "workspace/willRenameFiles", params)
+	return raw, err
 }
 
 // FileRenamed tells running servers that oldPath moved to newPath: the old
@@ -557,8 +607,10 @@ type ServerStatus struct {
 	State    State  `json:"state"`
 	PID      int    `json:"pid,omitempty"`
 	RSSBytes int64  `json:"rssBytes,omitempty"`
-	// Indexing lists the titles of the server's work in progress.
-	Indexing      []string          `json:"indexing,omitempty"`
+	// Readiness says whether the running server has loaded its project,
+	// with the loading work it reports (see LoadSignals); zero while no
+	// process runs.
+	Readiness     Readiness         `json:"readiness,omitzero"`
 	LastError     string            `json:"lastError,omitempty"`
 	Encoding      position.Encoding `json:"encoding,omitempty"`
 	Restarts      int               `json:"restarts"`
@@ -600,7 +652,7 @@ func (m *Manager) Servers() []ServerStatus {
 		if p != nil {
 			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
 			st.RSSBytes = procfs.RSS(p.pid)
-			st.Indexing, _ = p.busy()
+			st.Readiness, _ = p.readiness()
 			p.mu.Lock()
 			st.OpenDocuments = len(p.docs)
 			for _, r := range p.dynRegs {

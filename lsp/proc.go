@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,12 +63,17 @@ type proc struct {
 	syncMu sync.Mutex // serialises document sync so versions go out in order
 	// dirStamps are the folders of open documents as closeVanished last
 	// saw them (syncMu held).
-	dirStamps  map[string]dirStamp
-	mu         sync.Mutex
-	docs       map[string]*document // by path
-	progress   map[string]string    // active work-done tokens → title
-	idleCh     chan struct{}        // closed when progress becomes empty
-	begins     uint64               // $/progress begins seen, for progressMark
+	dirStamps map[string]dirStamp
+	mu        sync.Mutex
+	docs      map[string]*document // by path
+	progress  map[string]*Progress // active work-done tokens → their work
+	// loaded is set once the server logged the end of its load
+	// (LoadSignals.DoneLog); without a DoneLog it is set from the start.
+	loaded bool
+	// changed is closed, and replaced, whenever the readiness may have
+	// changed (progress begun, reported or ended, the load's end logged).
+	changed    chan struct{}
+	begins     uint64 // loading $/progress begins seen, for progressMark
 	dynRegs    map[string]Registration
 	diags      diagStore
 	timeouts   int // consecutive request timeouts
@@ -237,8 +243,9 @@ func newProc(s *server, r io.ReadCloser, w io.WriteCloser, life serverLife, pid 
 	cfg := s.cfg
 	p := &proc{
 		srv: s, log: s.log, life: life, pid: pid, done: make(chan struct{}), stderr: &tailBuffer{},
-		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]string{},
-		dynRegs: map[string]Registration{}, enc: position.UTF16,
+		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]*Progress{},
+		dynRegs: map[string]Registration{}, enc: position.UTF16, changed: make(chan struct{}),
+		loaded: s.load.doneLog == nil,
 	}
 	p.diags.init()
 	if stderr != nil {
@@ -513,6 +520,9 @@ func (p *proc) notification(method string, params json.RawMessage) {
 		}
 		if decode(params, &m) == nil {
 			p.log.Debug("server message", "server", p.srv.cfg.Name, "type", m.Type, "message", m.Message)
+			if method == "window/logMessage" {
+				p.onLog(m.Message)
+			}
 		}
 	default:
 		p.log.Debug("server notification ignored", "server", p.srv.cfg.Name, "method", method)
@@ -523,40 +533,100 @@ func (p *proc) onProgress(params json.RawMessage) {
 	var m struct {
 		Token json.RawMessage `json:"token"`
 		Value struct {
-			Kind  string `json:"kind"`
-			Title string `json:"title"`
+			Kind       string `json:"kind"`
+			Title      string `json:"title"`
+			Message    string `json:"message"`
+			Percentage *int   `json:"percentage"`
 		} `json:"value"`
 	}
 	if decode(params, &m) != nil {
 		return
 	}
 	tok := string(m.Token)
+	v := m.Value
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	switch m.Value.Kind {
+	switch v.Kind {
 	case "begin":
-		p.begins++
-		if len(p.progress) == 0 {
-			p.idleCh = make(chan struct{})
+		if p.srv.load.loadingWork(v.Title) {
+			p.begins++
 		}
-		p.progress[tok] = m.Value.Title
+		p.progress[tok] = &Progress{Title: v.Title, Message: v.Message, Percentage: v.Percentage}
+	case "report":
+		w, ok := p.progress[tok]
+		if !ok {
+			return
+		}
+		// A report carries what changed; the rest stands.
+		nw := *w
+		if v.Message != "" {
+			nw.Message = v.Message
+		}
+		if v.Percentage != nil {
+			nw.Percentage = v.Percentage
+		}
+		p.progress[tok] = &nw
 	case "end":
 		if _, ok := p.progress[tok]; !ok {
 			return
 		}
 		delete(p.progress, tok)
-		if len(p.progress) == 0 && p.idleCh != nil {
-			close(p.idleCh)
-			p.idleCh = nil
-		}
+	default:
+		return
+	}
+	p.changedLocked()
+}
+
+// onLog notes the end of the load a server logs (LoadSignals.DoneLog).
+func (p *proc) onLog(msg string) {
+	re := p.srv.load.doneLog
+	if re == nil || !re.MatchString(strings.TrimSpace(msg)) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.loaded {
+		p.loaded = true
+		p.changedLocked()
 	}
 }
 
-// progressMark is what a request saw of the server's work when it went
-// out: an empty answer is suspect if work was in progress then or began
-// before the answer arrived (the read loop handles messages in wire order,
-// so a begin sent before the answer has been counted by the time the
-// caller looks).
+// changedLocked (p.mu held) wakes whoever waits for the readiness to
+// change.
+func (p *proc) changedLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// readiness returns the server's readiness now and a channel closed at
+// its next change.
+func (p *proc) readiness() (Readiness, <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.readinessLocked(), p.changed
+}
+
+// readinessLocked (p.mu held): loading until the load's end was logged
+// (LoadSignals.DoneLog) and while loading work is in progress.
+func (p *proc) readinessLocked() Readiness {
+	r := Readiness{Server: p.srv.cfg.Name, State: Ready}
+	for _, w := range p.progress {
+		if p.srv.load.loadingWork(w.Title) {
+			r.Progress = append(r.Progress, *w)
+		}
+	}
+	slices.SortFunc(r.Progress, func(a, b Progress) int { return strings.Compare(a.Title, b.Title) })
+	if !p.loaded || len(r.Progress) > 0 {
+		r.State = ReadyLoading
+	}
+	return r
+}
+
+// progressMark is what a request saw of the server's load when it went
+// out: an empty answer is suspect if the server was loading then or began
+// loading work before the answer arrived (the read loop handles messages
+// in wire order, so a begin sent before the answer has been counted by
+// the time the caller looks).
 type progressMark struct {
 	begins uint64
 	busy   bool
@@ -565,29 +635,15 @@ type progressMark struct {
 func (p *proc) mark() progressMark {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return progressMark{begins: p.begins, busy: len(p.progress) > 0}
+	return progressMark{begins: p.begins, busy: p.readinessLocked().State != Ready}
 }
 
-// busySince reports whether the server was busy at m or began work since.
+// busySince reports whether the server was loading at m or began loading
+// work since.
 func (p *proc) busySince(m progressMark) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return m.busy || p.begins > m.begins
-}
-
-// busy returns the titles of the work in progress and a channel closed
-// when it ends (nil when nothing is in progress).
-func (p *proc) busy() ([]string, <-chan struct{}) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.progress) == 0 {
-		return nil, nil
-	}
-	titles := make([]string, 0, len(p.progress))
-	for _, t := range p.progress {
-		titles = append(titles, t)
-	}
-	return titles, p.idleCh
 }
 
 // serverRequest answers a server→client request.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -54,6 +55,56 @@ type ServerConfig struct {
 	Needed string `json:"needed,omitempty"`
 	// Timeouts overrides Options' timeouts for this server.
 	Timeouts Timeouts `json:"timeouts,omitzero"`
+	// Loading says how the server shows that it is still loading its
+	// project and when it is done; the zero value reads $/progress.
+	Loading LoadSignals `json:"loading,omitzero"`
+}
+
+// LoadSignals are what a server can be seen doing while it loads its
+// project, so that an answer given before the load ends (a list that may
+// be incomplete) is known as such. They are facts about one server,
+// recorded in its registry entry and read nowhere else. With none set the
+// server is loading while it reports $/progress work, which is how gopls,
+// typescript-language-server and clangd report their loads.
+type LoadSignals struct {
+	// DoneLog is a regular expression matching the window/logMessage line
+	// the server writes when its load ends, for servers that report no
+	// progress while they load. When set, the server is loading from its
+	// start until it writes a matching line, and its $/progress is not
+	// read as loading at all.
+	DoneLog string `json:"doneLog,omitempty"`
+	// QuietProgress is a regular expression matching the titles of
+	// $/progress work that is not loading: answers given during it are
+	// complete.
+	QuietProgress string `json:"quietProgress,omitempty"`
+}
+
+// loadRules are a server's LoadSignals compiled.
+type loadRules struct {
+	doneLog, quiet *regexp.Regexp
+}
+
+// compile compiles the signals' expressions.
+func (l LoadSignals) compile(server string) (loadRules, error) {
+	var r loadRules
+	var err error
+	if l.DoneLog != "" {
+		if r.doneLog, err = regexp.Compile(l.DoneLog); err != nil {
+			return r, fmt.Errorf("server %s: loading.doneLog: %w", server, err)
+		}
+	}
+	if l.QuietProgress != "" {
+		if r.quiet, err = regexp.Compile(l.QuietProgress); err != nil {
+			return r, fmt.Errorf("server %s: loading.quietProgress: %w", server, err)
+		}
+	}
+	return r, nil
+}
+
+// loadingWork reports whether $/progress work titled title means the
+// server is loading.
+func (r loadRules) loadingWork(title string) bool {
+	return r.doneLog == nil && (r.quiet == nil || !r.quiet.MatchString(title))
 }
 
 // Timeouts bound each phase of talking to a server. Zero fields take the
@@ -74,6 +125,12 @@ type Timeouts struct {
 	// Idle is how long a server with no open request may stay unused
 	// before it is shut down; negative disables idle teardown.
 	Idle Duration `json:"idle,omitzero"`
+	// Loading bounds how long a request waits for an answer while its
+	// server is still loading its project (see LoadSignals): past it the
+	// request is cancelled and answers with an *IndexingError holding the
+	// progress seen so far, instead of holding the caller up to Request;
+	// negative does not bound it.
+	Loading Duration `json:"loading,omitzero"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as a Go duration
@@ -115,6 +172,7 @@ var DefaultTimeouts = Timeouts{
 	Shutdown:    Duration(5 * time.Second),
 	Write:       Duration(10 * time.Second),
 	Idle:        Duration(10 * time.Minute),
+	Loading:     Duration(10 * time.Second),
 }
 
 func (t Timeouts) withDefaults(d Timeouts) Timeouts {
@@ -131,6 +189,7 @@ func (t Timeouts) withDefaults(d Timeouts) Timeouts {
 		Shutdown:    pick(t.Shutdown, d.Shutdown),
 		Write:       pick(t.Write, d.Write),
 		Idle:        pick(t.Idle, d.Idle),
+		Loading:     pick(t.Loading, d.Loading),
 	}
 }
 
@@ -154,14 +213,28 @@ func DefaultServers() []ServerConfig {
 		},
 		{
 			Name: "rust-analyzer", Command: "rust-analyzer", Language: "rust",
-			Extensions:  []string{"rs"},
+			Extensions: []string{"rs"},
+			// Its check on save reports progress titled by the command
+			// ("cargo check", "cargo check (#2)", "cargo clippy"): a
+			// build, not a load; its index is complete meanwhile.
+			Loading:     LoadSignals{QuietProgress: `^cargo `},
 			RootMarkers: []string{"Cargo.toml", "rust-project.json", ".git"},
 			InstallHint: "rustup component add rust-analyzer",
 			VersionArgs: []string{"--version"},
 		},
 		{
 			Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Language: "python",
-			Extensions:  []string{"py", "pyi"},
+			Extensions: []string{"py", "pyi"},
+			// pyright reports no progress while it lists the workspace's
+			// files, and until it has, references and workspace symbols
+			// see the open files alone (1 reference of 30,001 in a
+			// package of 10,000 modules; an empty workspace symbol
+			// list). It logs "Found 10022 source files" (or "No source
+			// files found.") once the list is complete, in English
+			// whatever the locale, and that is the end of its load. Its
+			// $/progress is per request ("Finding references") or a
+			// check under way, neither a load.
+			Loading:     LoadSignals{DoneLog: `^(Found \d+ source files?|No source files found\.)$`},
 			RootMarkers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git"},
 			InstallHint: "npm install -g pyright",
 			VersionArgs: []string{"--version"},
@@ -289,6 +362,9 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		}
 		if o.Needed != "" {
 			s.Needed = o.Needed
+		}
+		if o.Loading != (LoadSignals{}) {
+			s.Loading = o.Loading
 		}
 		s.Disabled = o.Disabled
 		s.Timeouts = o.Timeouts.withDefaults(s.Timeouts)

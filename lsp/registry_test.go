@@ -127,3 +127,33 @@ func FuzzConvert(f *testing.F) {
 		_, _ = c.convert(raw, "file:///doc")
 	})
 }
+
+// TestLoadSignals: every built-in server's load signals compile, and
+// pyright's done log matches the lines pyright 1.1.414 writes when it has
+// listed the workspace's files, not the lines before.
+func TestLoadSignals(t *testing.T) {
+	for _, c := range DefaultServers() {
+		if _, err := c.Loading.compile(c.Name); err != nil {
+			t.Errorf("%s: %v", c.Name, err)
+		}
+	}
+	r, err := pyrightDone.compile("pyright")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]bool{
+		"Found 3002 source files":                          true,
+		"Found 1 source file":                              true,
+		"No source files found.":                           true,
+		"Loading pyproject.toml file at /w/pyproject.toml": false,
+		"No include entries specified; assuming /w":        false,
+		"Found 3002 source files in /w":                    false,
+	} {
+		if got := r.doneLog.MatchString(line); got != want {
+			t.Errorf("pyright done log on %q: %v, want %v", line, got, want)
+		}
+	}
+	if _, err := (LoadSignals{DoneLog: "("}).compile("x"); err == nil {
+		t.Error("a bad expression compiled")
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -63,17 +62,29 @@ func (e *MissingServerError) Error() string {
 	return fmt.Sprintf("language server %s: program %q not found on PATH; install it with: %s", e.Server, e.Command, e.InstallHint)
 }
 
-// IndexingError is returned instead of an empty answer while the server is
-// still loading the project.
+// IndexingError is returned instead of an answer while the server is
+// still loading the project: for an empty answer, and for a request that
+// was not answered within Timeouts.Loading of a loading server.
 type IndexingError struct {
 	Server string
-	// Work are the titles of the server's work in progress.
-	Work []string
+	// Progress is the loading work in progress, as last reported (empty
+	// for a server that reports none).
+	Progress []Progress
 }
 
 // Error says the server is loading and what it is doing.
 func (e *IndexingError) Error() string {
-	return fmt.Sprintf("language server %s is still indexing (%s); try again shortly", e.Server, strings.Join(e.Work, ", "))
+	return fmt.Sprintf("language server %s is still loading the project (%s); its answer is not known yet: try again in a few seconds",
+		e.Server, Readiness{State: ReadyLoading, Progress: e.Progress}.Work())
+}
+
+// Work are the titles of the loading work in progress.
+func (e *IndexingError) Work() []string {
+	out := make([]string, len(e.Progress))
+	for i, w := range e.Progress {
+		out[i] = w.Title
+	}
+	return out
 }
 
 // StartingError is returned to a caller whose wait ended while its
@@ -132,6 +143,7 @@ type server struct {
 	root    string // project root, the workspace folder
 	ceiling string // workspace root the project root lies in
 	tm      Timeouts
+	load    loadRules // cfg.Loading compiled
 	log     *slog.Logger
 	// quit is closed by close: a start in its backoff delay or initialize
 	// gives up at once instead of holding Manager.Close.
@@ -536,15 +548,23 @@ func (s *server) close(ctx context.Context) {
 // (Timeouts.Request) expiring, as against its caller's.
 var errServerDeadline = errors.New("the language server's request timeout passed")
 
+// errLoadingWait is the cause of a request given up because its server
+// was still loading when Timeouts.Loading had passed.
+var errLoadingWait = errors.New("the language server was still loading when the loading wait passed")
+
 // call sends a request on p with retries for ContentModified and
-// ServerCancelled, readiness handling and timeout accounting. params and
-// the result are in the server's encoding.
-func (s *server) call(ctx context.Context, p *proc, d document, method string, params json.RawMessage) (json.RawMessage, error) {
+// ServerCancelled, readiness handling and timeout accounting, and returns
+// the answer with the server's readiness when it arrived. params and the
+// result are in the server's encoding.
+func (s *server) call(ctx context.Context, p *proc, d document, method string, params json.RawMessage) (json.RawMessage, Readiness, error) {
 	backoff := 20 * time.Millisecond
 	reasks := 0
 	for attempt := 0; ; attempt++ {
 		mark := p.mark()
 		raw, err := p.call(ctx, method, params)
+		// Read before anything else: the read loop has handled every
+		// notification the server wrote before its answer.
+		ready, _ := p.readiness()
 		var re *ResponseError
 		if err == nil || errors.As(err, &re) {
 			// An answer, a result or an error, shows the server alive and
@@ -557,12 +577,12 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			if isEmptyResult(raw) && method != "shutdown" {
 				if again, err := s.afterEmpty(ctx, p, method, mark, &reasks); again || err != nil {
 					if err != nil {
-						return nil, err
+						return nil, ready, err
 					}
 					continue
 				}
 			}
-			return raw, nil
+			return raw, ready, nil
 		}
 		if re != nil && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
 			t := time.NewTimer(backoff)
@@ -570,7 +590,7 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return nil, err
+				return nil, ready, err
 			}
 			backoff *= 2
 			if d.path != "" {
@@ -581,16 +601,22 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			}
 			continue
 		}
+		if ctx.Err() != nil && context.Cause(ctx) == errLoadingWait {
+			return nil, ready, &IndexingError{Server: s.cfg.Name, Progress: ready.Progress}
+		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			if titles, _ := p.busy(); titles != nil {
-				return nil, &IndexingError{Server: s.cfg.Name, Work: titles}
+			if ready.State != Ready {
+				return nil, ready, &IndexingError{Server: s.cfg.Name, Progress: ready.Progress}
 			}
 			// Only the server's own deadline (Timeouts.Request) counts
-			// toward recycling: a caller that waits less, such as the
-			// tool's diagnostics wait, says the server is slow, not that
-			// it is wedged, and recycling a slow server that is indexing a
-			// large project would start its work over.
-			if context.Cause(ctx) == errServerDeadline {
+			// toward recycling, and only when the server was not loading
+			// as the request went out either: a caller that waits less,
+			// such as the tool's diagnostics wait, says the server is
+			// slow, not that it is wedged, and a server slow with its
+			// first load (gopls on a large module with an empty cache)
+			// is not wedged either; recycling it would start its load
+			// over.
+			if context.Cause(ctx) == errServerDeadline && !mark.busy {
 				p.mu.Lock()
 				p.timeouts++
 				n := p.timeouts
@@ -599,68 +625,106 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 					s.recycle(p, fmt.Errorf("%w: %d requests in a row timed out", ErrTimeout, n))
 				}
 			}
-			return nil, fmt.Errorf("%s %s: %w (%w)", s.cfg.Name, method, ErrTimeout, err)
+			return nil, ready, fmt.Errorf("%s %s: %w (%w)", s.cfg.Name, method, ErrTimeout, err)
 		}
-		return nil, err
+		return nil, ready, err
 	}
 }
 
-// afterEmpty decides what an empty answer means. While the server reports
-// work in progress it waits for the work to end and says to ask again (or
-// returns an *IndexingError when ctx ends first); when the server was busy
-// as the request went out, or began work before answering, but is idle
-// now, the answer may predate the end of loading, so it says to ask again
-// at once (a few times: a server that begins work for every request must
-// not loop us). Otherwise the empty answer stands.
+// afterEmpty decides what an empty answer means. While the server is
+// loading it waits for the load to end and says to ask again (or returns
+// an *IndexingError when ctx ends first); when the server was loading as
+// the request went out, or began loading work before answering, but is
+// ready now, the answer may predate the end of loading, so it says to ask
+// again at once (a few times: a server that begins work for every request
+// must not loop us). Otherwise the empty answer stands.
 func (s *server) afterEmpty(ctx context.Context, p *proc, method string, mark progressMark, reasks *int) (bool, error) {
-	titles, idle := p.busy()
-	if idle == nil {
+	r, changed := p.readiness()
+	if r.State == Ready {
 		if p.busySince(mark) && *reasks < 3 {
 			*reasks++
 			return true, nil
 		}
 		return false, nil
 	}
-	select {
-	case <-idle:
-		return true, nil
-	case <-ctx.Done():
-		return false, &IndexingError{Server: s.cfg.Name, Work: titles}
-	case <-p.done:
-		return false, fmt.Errorf("%s: %w", method, ErrServerExited)
+	for {
+		select {
+		case <-changed:
+			if r, changed = p.readiness(); r.State == Ready {
+				return true, nil
+			}
+		case <-ctx.Done():
+			return false, &IndexingError{Server: s.cfg.Name, Progress: r.Progress}
+		case <-p.done:
+			return false, fmt.Errorf("%s: %w", method, ErrServerExited)
+		}
 	}
 }
 
-// request syncs path, converts positions and runs method.
-func (s *server) request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
+// boundLoading returns ctx cancelled with the cause errLoadingWait once
+// wait has passed since began while p is loading, or as soon as it starts
+// loading after that: a request to a server that is still loading its
+// project answers "loading" instead of holding its caller until the
+// request timeout. stop releases it.
+func boundLoading(ctx context.Context, p *proc, began time.Time, wait time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(max(wait-time.Since(began), 0), func() {
+		for {
+			r, changed := p.readiness()
+			if r.State != Ready {
+				cancel(errLoadingWait)
+				return
+			}
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	return ctx, func() {
+		t.Stop()
+		cancel(nil)
+	}
+}
+
+// request syncs path, converts positions and runs method; it returns the
+// answer with the server's readiness when it arrived.
+func (s *server) request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, Readiness, error) {
+	began := time.Now()
 	s.begin()
 	defer s.end()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.tm.Request.d(), errServerDeadline)
 	defer cancel()
 	p, err := s.ensure(ctx)
 	if err != nil {
-		return nil, err
+		return nil, Readiness{Server: s.cfg.Name, State: ReadyStarting}, err
+	}
+	if wait := s.tm.Loading.d(); wait > 0 {
+		var stop func()
+		ctx, stop = boundLoading(ctx, p, began, wait)
+		defer stop()
 	}
 	s.mgr.syncDiskQuiet()
 	d, err := p.sync(path)
 	if err != nil {
-		return nil, err
+		return nil, Readiness{}, err
 	}
 	if p.enc != position.UTF16 && len(params) > 0 {
 		c := newConverter(position.UTF16, p.enc, p.openText, p.srv.mgr.opts.MaxFileSize)
 		if params, err = c.convert(params, d.uri); err != nil {
-			return nil, fmt.Errorf("%s: %w", method, err)
+			return nil, Readiness{}, fmt.Errorf("%s: %w", method, err)
 		}
 	}
-	raw, err := s.call(ctx, p, d, method, params)
+	raw, ready, err := s.call(ctx, p, d, method, params)
 	if err != nil {
-		return nil, err
+		return nil, ready, err
 	}
 	if p.enc != position.UTF16 {
 		c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
-		return c.convert(raw, d.uri)
+		raw, err = c.convert(raw, d.uri)
 	}
-	return raw, nil
+	return raw, ready, err
 }
 
 func (s *server) foldersJSON() string {

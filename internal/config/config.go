@@ -63,6 +63,10 @@ type Timeouts struct {
 	Request time.Duration `toml:"request" min:"1"`
 	// Initialize bounds a local server's initialize handshake.
 	Initialize time.Duration `toml:"initialize" min:"1"`
+	// Loading bounds how long a request waits for a local server that is
+	// still loading its project before answering "loading" with its
+	// progress.
+	Loading time.Duration `toml:"loading" min:"1"`
 	// Shutdown bounds shutdown+exit before the process group is killed.
 	Shutdown time.Duration `toml:"shutdown" min:"1"`
 	// Permission bounds how long a change waits for the user's answer to
@@ -205,6 +209,7 @@ func Defaults() Config {
 			Editor:     adapter.DefaultEditorTimeout,
 			Request:    time.Duration(lsp.DefaultTimeouts.Request),
 			Initialize: time.Duration(lsp.DefaultTimeouts.Initialize),
+			Loading:    time.Duration(lsp.DefaultTimeouts.Loading),
 			Shutdown:   time.Duration(lsp.DefaultTimeouts.Shutdown),
 			Permission: component.DefaultPermissionWait,
 		},

@@ -156,6 +156,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 			Timeouts: lsp.Timeouts{
 				Initialize:  lsp.Duration(cfg.Timeouts.Initialize),
 				Request:     lsp.Duration(cfg.Timeouts.Request),
+				Loading:     lsp.Duration(cfg.Timeouts.Loading),
 				Shutdown:    lsp.Duration(cfg.Timeouts.Shutdown),
 				Diagnostics: lsp.Duration(off(cfg.Diagnostics.WaitBudget)),
 				Idle:        lsp.Duration(idle),

@@ -37,6 +37,7 @@ func TestAdapterConfig(t *testing.T) {
 						Shutdown:    lsp.Duration(5 * time.Second),
 						Diagnostics: lsp.Duration(5 * time.Second),
 						Idle:        lsp.Duration(10 * time.Minute),
+						Loading:     lsp.Duration(10 * time.Second),
 					},
 					MaxRestarts: 5, WedgeAfter: 3, MaxFileSize: 10 << 20, WatchedDirs: 10000, Settle: 250 * time.Millisecond,
 					Backoff: time.Second, BackoffMax: 30 * time.Second,
@@ -52,7 +53,7 @@ func TestAdapterConfig(t *testing.T) {
 		{
 			name: "timeouts and restarts",
 			edit: func(c *config.Config) {
-				c.Timeouts = config.Timeouts{Editor: 2 * time.Second, Request: 3 * time.Second, Initialize: 4 * time.Second, Shutdown: 6 * time.Second}
+				c.Timeouts = config.Timeouts{Editor: 2 * time.Second, Request: 3 * time.Second, Initialize: 4 * time.Second, Shutdown: 6 * time.Second, Loading: 8 * time.Second}
 				c.Diagnostics.WaitBudget = 7 * time.Second
 				c.Local.MaxRestarts, c.Local.WedgeTimeouts = 2, 9
 				c.Local.IdleAfter = time.Hour
@@ -61,7 +62,7 @@ func TestAdapterConfig(t *testing.T) {
 				want := lsp.Timeouts{
 					Initialize: lsp.Duration(4 * time.Second), Request: lsp.Duration(3 * time.Second),
 					Shutdown: lsp.Duration(6 * time.Second), Diagnostics: lsp.Duration(7 * time.Second),
-					Idle: lsp.Duration(time.Hour),
+					Idle: lsp.Duration(time.Hour), Loading: lsp.Duration(8 * time.Second),
 				}
 				if diff := cmp.Diff(want, got.Timeouts); diff != "" {
 					t.Errorf("timeouts (-want +got):\n%s", diff)

@@ -75,10 +75,13 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 		}
 		return []any{}, 0, ""
 	case "textDocument/documentSymbol":
-		if indexing {
-			return []any{}, 0, ""
-		}
 		names, ranges, sel := funcDecls(enc, d.text)
+		if indexing {
+			if !s.script.Indexing.Partial || len(names) == 0 {
+				return []any{}, 0, ""
+			}
+			names = names[:1]
+		}
 		out := []any{}
 		for i, n := range names {
 			out = append(out, map[string]any{"name": n, "kind": 12, "range": ranges[i], "selectionRange": sel[i]})

@@ -189,6 +189,21 @@ type Indexing struct {
 	// typescript-language-server does while its project loads; the real
 	// diagnostics follow when the window ends.
 	PublishEmpty bool `json:"publishEmpty,omitempty"`
+	// Silent opens the window on initialized without any progress (no
+	// create request, no $/progress), as pyright loads: only EndLog, if
+	// set, tells the window's end.
+	Silent bool `json:"silent,omitempty"`
+	// EndLog is a window/logMessage (type info) sent when the window
+	// ends, as pyright logs "Found 12 source files".
+	EndLog string `json:"endLog,omitempty"`
+	// Report is the message of a $/progress report (percentage 50) sent
+	// right after the begin.
+	Report string `json:"report,omitempty"`
+	// Partial makes documentSymbol answer only a document's first
+	// function while indexing instead of an empty list: a list that is
+	// incomplete, as typescript-language-server's and clangd's are while
+	// they load.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Duration is a time.Duration that reads and writes JSON as "1.5s".

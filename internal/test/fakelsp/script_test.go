@@ -85,3 +85,46 @@ func TestIndexingPublishEmpty(t *testing.T) {
 		c.shutdownExit(done)
 	})
 }
+
+// TestIndexingSignals: a Silent window sends no progress and ends with
+// its EndLog alone; Report follows the begin with a report at 50%; while
+// Partial indexing documentSymbol lists the first function only.
+func TestIndexingSignals(t *testing.T) {
+	syms := map[string]any{"textDocument": map[string]any{"uri": uri}}
+	const text = "func A() {}\nfunc B() {}\n"
+	t.Run("silent", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := New(Script{Indexing: &Indexing{Silent: true, Partial: true, EndLog: "Found 2 source files"}}, nil)
+			c, done := start(t, t.Context(), s)
+			c.initialize()
+			c.open(uri, text, 1)
+			if m := c.reply(c.request("textDocument/documentSymbol", syms)); strings.Count(string(m.Result), `"name"`) != 1 {
+				t.Fatalf("symbols while indexing: %s", m.Result)
+			}
+			s.EndIndexing()
+			if m := c.read(); m.Method != "window/logMessage" || !strings.Contains(string(m.Params), "Found 2 source files") {
+				t.Fatalf("want the end log, got %+v", m)
+			}
+			c.publish() // pushed at the end
+			if m := c.reply(c.request("textDocument/documentSymbol", syms)); strings.Count(string(m.Result), `"name"`) != 2 {
+				t.Fatalf("symbols after indexing: %s", m.Result)
+			}
+			c.shutdownExit(done)
+		})
+	})
+	t.Run("report", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			s := New(Script{Indexing: &Indexing{Eager: true, Report: "1/2"}}, nil)
+			c, done := start(t, t.Context(), s)
+			c.initialize()
+			c.read() // create
+			if m := c.read(); m.Method != "$/progress" || !strings.Contains(string(m.Params), `"begin"`) {
+				t.Fatalf("want begin, got %+v", m)
+			}
+			if m := c.read(); m.Method != "$/progress" || !strings.Contains(string(m.Params), `"kind":"report","message":"1/2","percentage":50`) {
+				t.Fatalf("want the report, got %+v %s", m, m.Params)
+			}
+			c.shutdownExit(done)
+		})
+	})
+}

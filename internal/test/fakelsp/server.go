@@ -558,7 +558,11 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 			}
 		}
 		var created chan Message
-		if ix := s.script.Indexing; ix != nil && ix.Eager {
+		if ix := s.script.Indexing; ix != nil && ix.Silent {
+			s.mu.Lock()
+			s.indexing = true
+			s.mu.Unlock()
+		} else if ix != nil && ix.Eager {
 			var err error
 			if created, err = s.begin(); err != nil {
 				return err
@@ -677,14 +681,16 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 	}
 	var indexEnd <-chan time.Time
 	if ix := s.script.Indexing; ix != nil {
-		if created == nil {
+		switch {
+		case ix.Silent:
+		case created == nil:
 			if _, err := s.call(ctx, "window/workDoneProgress/create", map[string]any{"token": s.indexToken()}); err != nil {
 				return
 			}
 			if err := s.openWindow(); err != nil {
 				return
 			}
-		} else {
+		default:
 			select {
 			case <-created:
 			case <-ctx.Done():
@@ -723,7 +729,11 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 		open = append(open, pending{d.uri, d.text, d.version})
 	}
 	s.mu.Unlock()
-	if s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}) != nil {
+	ix := s.script.Indexing
+	if !ix.Silent && s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}) != nil {
+		return
+	}
+	if ix.EndLog != "" && s.notify("window/logMessage", map[string]any{"type": 3, "message": ix.EndLog}) != nil {
 		return
 	}
 	slices.SortFunc(open, func(a, b pending) int { return strings.Compare(a.uri, b.uri) })
@@ -754,5 +764,11 @@ func (s *Server) openWindow() error {
 	s.mu.Lock()
 	s.indexing = true
 	s.mu.Unlock()
-	return s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}})
+	if err := s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}}); err != nil {
+		return err
+	}
+	if r := s.script.Indexing.Report; r != "" {
+		return s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "report", "message": r, "percentage": 50}})
+	}
+	return nil
 }
