@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -24,6 +25,8 @@ type IndexingData struct {
 	Indexing bool     `json:"indexing"`
 	Server   string   `json:"server"`
 	Work     []string `json:"work,omitempty"`
+	// Progress is the loading work as the server last reported it.
+	Progress []lspext.Progress `json:"progress,omitempty"`
 }
 
 // paramsError is bad input from the asker: -32602.
@@ -64,7 +67,7 @@ func rpcError(ctx context.Context, method string, err error) *proxy.Error {
 	if errors.As(err, &ie) {
 		// The data lets the asker (the component) say "indexing" rather
 		// than show an error or an empty result.
-		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work()})
+		data, _ := json.Marshal(IndexingData{Indexing: true, Server: ie.Server, Work: ie.Work(), Progress: progress(ie.Progress)})
 		return &proxy.Error{Code: proxy.CodeInternalError, Message: method + ": " + err.Error(), Data: data}
 	}
 	// A file outside the workspace, too large, binary or gone is the

@@ -33,7 +33,7 @@ func TestIndexingPassedOn(t *testing.T) {
 	m := tc.call(t, 1, "_lsp/request", `{"uri":"`+uri+`","method":"textDocument/hover","params":{"textDocument":{"uri":"`+uri+`"},"position":{"line":0,"character":6}}}`, nil)
 	var data IndexingData
 	if m.Error == nil || m.Error.Code != proxy.CodeInternalError || json.Unmarshal(m.Error.Data, &data) != nil ||
-		!data.Indexing || data.Server != "fake" || len(data.Work) == 0 || !strings.Contains(m.Error.Message, "still indexing") {
+		!data.Indexing || data.Server != "fake" || len(data.Work) == 0 || !strings.Contains(m.Error.Message, "still loading the project (Indexing 0%)") {
 		t.Errorf("hover while indexing answered %s", m.Raw)
 	}
 	m = tc.call(t, 2, "_lsp/diagnosticReport", `{"uris":["`+uri+`"],"wait":1000}`, nil)

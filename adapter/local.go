@@ -59,74 +59,105 @@ var lspNotifications = map[string]bool{
 	"workspace/didChangeConfiguration": true, "workspace/didChangeWorkspaceFolders": true,
 }
 
-// localRequest answers `_lsp/request` from local servers.
-func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (json.RawMessage, error) {
+// localRequest answers `_lsp/request` from local servers, with the
+// readiness of each server that answered.
+func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (json.RawMessage, []lspext.Readiness, error) {
 	if a.cfg.NoLocal {
-		return nil, a.localOff(p.Method)
+		return nil, nil, a.localOff(p.Method)
 	}
 	if lspNotifications[p.Method] {
-		return a.localNotification(ctx, p)
+		res, err := a.localNotification(ctx, p)
+		return res, nil, err
 	}
 	if p.Method == "workspace/willRenameFiles" {
 		if oldPath, newPath, ok := singleRename(p.Params); ok {
 			// Through the Manager: a server that does not take part in
 			// file renames answers null (no edits), not -32601, so the
 			// move is not refused for it.
-			return a.mgr.WillRenameFile(ctx, oldPath, newPath)
+			res, err := a.mgr.WillRenameFile(ctx, oldPath, newPath)
+			return res, nil, err
 		}
 	}
 	if p.URI != "" {
 		path, err := pathOf(p.URI)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		a.noteSample(path)
-		return a.mgr.Request(ctx, path, p.Method, p.Params)
+		ans, err := a.mgr.Ask(ctx, path, p.Method, p.Params)
+		return ans.Result, readiness(ans, err), err
 	}
 	paths, err := a.workspaceFiles(p.Server)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Method != "workspace/symbol" {
-		return a.mgr.Request(ctx, paths[0], p.Method, p.Params)
+		ans, err := a.mgr.Ask(ctx, paths[0], p.Method, p.Params)
+		return ans.Result, readiness(ans, err), err
 	}
 	if len(paths) == 1 {
 		// One server: its answer as it came (a proxy does not decode and
 		// re-encode what it does not change); null is an empty list, as
 		// from the merge below.
-		raw, err := a.mgr.Request(ctx, paths[0], p.Method, p.Params)
+		ans, err := a.mgr.Ask(ctx, paths[0], p.Method, p.Params)
+		raw := ans.Result
 		if err == nil && (len(raw) == 0 || string(raw) == "null") {
 			raw = json.RawMessage("[]")
 		}
-		return raw, err
+		return raw, readiness(ans, err), err
 	}
 	// Workspace symbols come from every server of the workspace, merged.
 	var (
 		merged []json.RawMessage
+		ready  []lspext.Readiness
 		errs   []error
 	)
 	for _, path := range paths {
-		raw, err := a.mgr.Request(ctx, path, p.Method, p.Params)
+		ans, err := a.mgr.Ask(ctx, path, p.Method, p.Params)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		var items []json.RawMessage
-		if len(raw) > 0 && string(raw) != "null" {
+		if raw := ans.Result; len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &items); err != nil {
 				errs = append(errs, err)
 				continue
 			}
 		}
 		merged = append(merged, items...)
+		ready = append(ready, readiness(ans, nil)...)
 	}
 	if len(errs) == len(paths) {
-		return nil, errs[0]
+		return nil, nil, errs[0]
 	}
 	if merged == nil {
-		return json.RawMessage("[]"), nil
+		return json.RawMessage("[]"), ready, nil
 	}
-	return json.Marshal(merged)
+	raw, err := json.Marshal(merged)
+	return raw, ready, err
+}
+
+// readiness is the wire form of the readiness of the server that gave
+// ans (none for a failure).
+func readiness(ans lsp.Answer, err error) []lspext.Readiness {
+	r := ans.Readiness
+	if err != nil || r.Server == "" {
+		return nil
+	}
+	return []lspext.Readiness{{Server: r.Server, State: string(r.State), Progress: progress(r.Progress)}}
+}
+
+// progress is the wire form of reported work.
+func progress(ws []lsp.Progress) []lspext.Progress {
+	if len(ws) == 0 {
+		return nil
+	}
+	out := make([]lspext.Progress, len(ws))
+	for i, w := range ws {
+		out[i] = lspext.Progress{Title: w.Title, Message: w.Message, Percentage: w.Percentage}
+	}
+	return out
 }
 
 // singleRename reads the paths of willRenameFiles params naming exactly
@@ -645,7 +676,7 @@ func (a *Adapter) idleInfo(c lsp.ServerConfig) lspext.ServerInfo {
 // text, since it limits what every answer of the server can know.
 func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig, watchNote string) lspext.ServerInfo {
 	info := lspext.ServerInfo{Name: st.Name, Source: "local", Languages: languages(c), Root: st.Root, PID: st.PID,
-		RSS: st.RSSBytes, LastError: st.LastError, Capabilities: st.Capabilities}
+		RSS: st.RSSBytes, LastError: st.LastError, Capabilities: st.Capabilities, Progress: progress(st.Readiness.Progress)}
 	if watchNote != "" {
 		info.LastError = strings.TrimPrefix(info.LastError+"; "+watchNote, "; ")
 	}

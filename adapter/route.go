@@ -167,7 +167,10 @@ func editorServer(server string) bool {
 
 // request answers `_lsp/request`: through the editor's raw passthrough when
 // it offers one, else through the editor's reference method for the LSP
-// method when it offers that, else from local servers.
+// method when it offers that, else from local servers. With readiness
+// asked for, the answer is an lspext.RequestResult: the raw result byte
+// for byte, and the readiness local servers had when they answered (an
+// editor does not say it).
 func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMessage) (json.RawMessage, error) {
 	var p lspext.RequestParams
 	if err := json.Unmarshal(params, &p); err != nil {
@@ -176,6 +179,44 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 	if p.Method == "" {
 		return nil, badParams("params: method is missing")
 	}
+	if !p.Readiness {
+		res, _, err := a.answerRequest(ctx, hop, params, p)
+		return res, err
+	}
+	// The editor's passthrough is asked as the protocol defines it,
+	// without the flag.
+	p.Readiness = false
+	plain, err := json.Marshal(p)
+	if err != nil {
+		return nil, badParams("params: %w", err)
+	}
+	res, ready, err := a.answerRequest(ctx, hop, plain, p)
+	if err != nil {
+		return nil, err
+	}
+	return requestResult(res, ready)
+}
+
+// requestResult wraps a raw result with readiness, the result's bytes
+// kept as they came.
+func requestResult(res json.RawMessage, ready []lspext.Readiness) (json.RawMessage, error) {
+	if len(res) == 0 {
+		res = json.RawMessage("null")
+	}
+	out := append([]byte(`{"result":`), res...)
+	if len(ready) > 0 {
+		b, err := json.Marshal(ready)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(out, `,"readiness":`...), b...)
+	}
+	return append(out, '}'), nil
+}
+
+// answerRequest is request's answer and the readiness of the local
+// servers that gave it (none from the editor).
+func (a *Adapter) answerRequest(ctx context.Context, hop *proxy.Hop, params json.RawMessage, p lspext.RequestParams) (json.RawMessage, []lspext.Readiness, error) {
 	// A server named like a configured local one is local; any other
 	// name is one the editor listed.
 	local := p.Server != "" && !editorServer(p.Server) && a.localName(p.Server)
@@ -184,7 +225,7 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 		if _, ok := a.editorOffers(lspext.Request); ok {
 			res, err := a.callEditor(ctx, hop, lspext.Request, params)
 			if !isCode(err, proxy.CodeMethodNotFound) || editorOnly {
-				return res, err
+				return res, nil, err
 			}
 			a.log.Debug("editor passthrough refused; trying the next source", "method", p.Method, "err", err)
 		}
@@ -192,12 +233,12 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 			if _, ok := a.editorOffers(ref); ok {
 				res, err := a.viaReference(ctx, hop, ref, p.Params)
 				if !isCode(err, proxy.CodeMethodNotFound) {
-					return res, err
+					return res, nil, err
 				}
 			}
 		}
 		if editorOnly {
-			return nil, unsupported("no local language server is named %q and the editor does not answer %s for it", p.Server, p.Method)
+			return nil, nil, unsupported("no local language server is named %q and the editor does not answer %s for it", p.Server, p.Method)
 		}
 	}
 	return a.localRequest(ctx, p)
@@ -288,7 +329,8 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 		return marshal(diags)
 	}
 	return a.referenceVia(ctx, method, params, func(ctx context.Context, call localCall) (json.RawMessage, error) {
-		return a.localRequest(ctx, lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params})
+		res, _, err := a.localRequest(ctx, lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params})
+		return res, err
 	})
 }
 

@@ -125,7 +125,7 @@ func bareProc() (*server, *proc) {
 	m := &Manager{log: log, now: time.Now, subs: map[int]chan DiagnosticsEvent{}}
 	s := &server{mgr: m, cfg: ServerConfig{Name: "bare"}, log: log}
 	p := &proc{srv: s, log: log, done: make(chan struct{}), docs: map[string]*document{}, progress: map[string]*Progress{},
-		dynRegs: map[string]Registration{}, changed: make(chan struct{}), loaded: true}
+		dynRegs: map[string]Registration{}, changed: make(chan struct{}), loaded: true, answered: map[uint64]*Readiness{}}
 	p.diags.init()
 	return s, p
 }

@@ -72,8 +72,11 @@ type proc struct {
 	loaded bool
 	// changed is closed, and replaced, whenever the readiness may have
 	// changed (progress begun, reported or ended, the load's end logged).
-	changed    chan struct{}
-	begins     uint64 // loading $/progress begins seen, for progressMark
+	changed chan struct{}
+	begins  uint64 // loading $/progress begins seen, for progressMark
+	// answered holds, for the requests in flight, the readiness when
+	// their answer was read (set on the read loop).
+	answered   map[uint64]*Readiness
 	dynRegs    map[string]Registration
 	diags      diagStore
 	timeouts   int // consecutive request timeouts
@@ -245,7 +248,7 @@ func newProc(s *server, r io.ReadCloser, w io.WriteCloser, life serverLife, pid 
 		srv: s, log: s.log, life: life, pid: pid, done: make(chan struct{}), stderr: &tailBuffer{},
 		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]*Progress{},
 		dynRegs: map[string]Registration{}, enc: position.UTF16, changed: make(chan struct{}),
-		loaded: s.load.doneLog == nil,
+		loaded: s.load.doneLog == nil, answered: map[uint64]*Readiness{},
 	}
 	p.diags.init()
 	if stderr != nil {
@@ -264,7 +267,7 @@ func newProc(s *server, r io.ReadCloser, w io.WriteCloser, life serverLife, pid 
 		p.srv.recycle(p, err)
 	}}, frameCodec{onError: p.protocolError})
 	p.conn = jsonrpc2.NewConn(context.Background(), stream, p,
-		jsonrpc2.SetLogger(slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)))
+		jsonrpc2.SetLogger(slog.NewLogLogger(p.log.Handler(), slog.LevelDebug)), jsonrpc2.OnRecv(p.onRecv))
 	go p.wait(r)
 	return p
 }
@@ -418,25 +421,61 @@ func (p *proc) exited() bool {
 // When ctx ends first it sends $/cancelRequest (on a detached context) and
 // returns ctx's error; a process exit returns ErrServerExited.
 func (p *proc) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	raw, _, err := p.callReady(ctx, method, params)
+	return raw, err
+}
+
+// callReady is call that also returns the server's readiness when the
+// answer was read: what the server wrote before its answer has been
+// handled by then, and nothing it wrote after.
+func (p *proc) callReady(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, Readiness, error) {
 	id := jsonrpc2.ID{Num: p.nextID.Add(1)}
 	var pv any
 	if params != nil {
 		pv = params
 	}
+	ready := new(Readiness)
+	p.mu.Lock()
+	p.answered[id.Num] = ready
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.answered, id.Num)
+		p.mu.Unlock()
+	}()
 	w, err := p.conn.DispatchCall(context.Background(), method, pv, jsonrpc2.PickID(id))
 	if err != nil {
-		return nil, p.connErr(method, err)
+		return nil, Readiness{}, p.connErr(method, err)
 	}
 	var raw json.RawMessage
 	err = w.Wait(ctx, &raw)
+	p.mu.Lock()
+	r := *ready
+	if r.Server == "" {
+		r = p.readinessLocked() // no answer was read
+	}
+	p.mu.Unlock()
 	if err == nil {
-		return raw, nil
+		return raw, r, nil
 	}
 	if ctx.Err() != nil && !p.exited() {
 		p.goNotify("$/cancelRequest", json.RawMessage(fmt.Sprintf(`{"id":%d}`, id.Num)))
-		return nil, fmt.Errorf("%s: %w", method, ctx.Err())
+		return nil, r, fmt.Errorf("%s: %w", method, ctx.Err())
 	}
-	return nil, p.connErr(method, err)
+	return nil, r, p.connErr(method, err)
+}
+
+// onRecv runs on the read loop for every message read: at the answer to
+// a request in flight it notes the server's readiness.
+func (p *proc) onRecv(_ *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	if resp == nil || resp.ID.IsString {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if slot := p.answered[resp.ID.Num]; slot != nil {
+		*slot = p.readinessLocked()
+	}
 }
 
 func (p *proc) connErr(method string, err error) error {

@@ -561,10 +561,7 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 	reasks := 0
 	for attempt := 0; ; attempt++ {
 		mark := p.mark()
-		raw, err := p.call(ctx, method, params)
-		// Read before anything else: the read loop has handled every
-		// notification the server wrote before its answer.
-		ready, _ := p.readiness()
+		raw, ready, err := p.callReady(ctx, method, params)
 		var re *ResponseError
 		if err == nil || errors.As(err, &re) {
 			// An answer, a result or an error, shows the server alive and

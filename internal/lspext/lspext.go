@@ -216,6 +216,8 @@ type ServerInfo struct {
 	// LastError is the last failure, with an install hint when the binary
 	// is missing.
 	LastError string `json:"lastError,omitempty"`
+	// Progress is the loading work the server reports (State "indexing").
+	Progress []Progress `json:"progress,omitempty"`
 	// Capabilities are the server's raw LSP ServerCapabilities.
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	// Needed is set on a local server the workspace needs: workspace-wide
@@ -253,6 +255,47 @@ type RequestParams struct {
 	Server string          `json:"server,omitempty"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// Readiness asks for the answer as a RequestResult: the raw result
+	// with the readiness of the servers that gave it.
+	Readiness bool `json:"readiness,omitempty"`
+}
+
+// RequestResult is the answer of Request when RequestParams.Readiness is
+// set: the raw LSP result as the server gave it, and how ready each
+// server that answered was when it did (absent when the answering side
+// does not know, as for an editor's answer).
+type RequestResult struct {
+	Result    json.RawMessage `json:"result"`
+	Readiness []Readiness     `json:"readiness,omitempty"`
+}
+
+// Ready states of Readiness.State.
+const (
+	// ReadyStarting: the server is starting.
+	ReadyStarting = "starting"
+	// ReadyLoading: the server runs but has not finished loading its
+	// project: a list it gives (references, workspace symbols) may be
+	// incomplete.
+	ReadyLoading = "loading"
+	// Ready: the server has loaded its project, as far as it shows.
+	Ready = "ready"
+)
+
+// Readiness is whether a server had loaded its project when it answered.
+type Readiness struct {
+	Server string `json:"server"`
+	// State is ReadyStarting, ReadyLoading or Ready.
+	State string `json:"state"`
+	// Progress is its loading work as it last reported it.
+	Progress []Progress `json:"progress,omitempty"`
+}
+
+// Progress is one piece of work a server reports ($/progress).
+type Progress struct {
+	Title   string `json:"title"`
+	Message string `json:"message,omitempty"`
+	// Percentage is 0 to 100, absent when the server gives none.
+	Percentage *int `json:"percentage,omitempty"`
 }
 
 // Verdict values of a per-server diagnostics answer.
