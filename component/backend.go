@@ -23,10 +23,12 @@ import (
 // returns sees the new content.
 type Backend interface {
 	// Request sends a raw LSP request (e.g. "textDocument/definition") to
-	// the server handling uri and returns its raw result. An LSP
+	// the server handling uri and returns its raw result, with the
+	// readiness of the servers that gave it when the backend knows it (a
+	// list given while a server was loading may be incomplete). An LSP
 	// notification method (e.g. "workspace/didRenameFiles") is sent as a
 	// notification and answers null.
-	Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error)
+	Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error)
 	// DiagnosticReport returns the diagnostics of uris (all of the
 	// workspace when empty) with a freshness verdict per server, waiting
 	// at most wait for fresh answers; a zero wait takes the backend's
@@ -62,9 +64,32 @@ type Wire struct {
 
 var _ Backend = (*Wire)(nil)
 
-// Request implements Backend through _lsp/request.
-func (w *Wire) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
-	return w.call(ctx, lspext.Request, lspext.RequestParams{URI: uri, Method: method, Params: params})
+// Request implements Backend through _lsp/request, asked with readiness
+// (docs/protocol.md, §3.1).
+func (w *Wire) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
+	raw, err := w.call(ctx, lspext.Request, lspext.RequestParams{URI: uri, Method: method, Params: params, Readiness: true})
+	if err != nil {
+		return lspext.RequestResult{}, err
+	}
+	return requestResult(raw)
+}
+
+// requestResult reads the answer of `_lsp/request` asked with readiness:
+// the raw result is only located, not decoded (the action decodes it).
+// An answer that is not the envelope (upstream did not know the flag) is
+// the raw result itself, of unknown readiness.
+func requestResult(raw json.RawMessage) (lspext.RequestResult, error) {
+	f, err := proxy.Fields(raw, "result", "readiness")
+	if err != nil || f[0] == nil {
+		return lspext.RequestResult{Result: raw}, nil
+	}
+	res := lspext.RequestResult{Result: f[0]}
+	if f[1] != nil {
+		if err := json.Unmarshal(f[1], &res.Readiness); err != nil {
+			return res, fmt.Errorf("%s: malformed readiness: %w", lspext.Request, err)
+		}
+	}
+	return res, nil
 }
 
 // DiagnosticReport implements Backend through _lsp/diagnosticReport.
@@ -213,7 +238,7 @@ func upstream(err error) error {
 // marking wraps a Backend so that its errors are upstreamErrors.
 type marking struct{ b Backend }
 
-func (m marking) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (m marking) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	r, err := m.b.Request(ctx, uri, method, params)
 	return r, upstream(err)
 }
@@ -244,9 +269,10 @@ func (m marking) FilesChanged(ctx context.Context, changes []lspext.FileChange) 
 // indexingData is the error data the adapter attaches when a server is
 // still loading the project (docs/protocol.md, Conventions).
 type indexingData struct {
-	Indexing bool     `json:"indexing"`
-	Server   string   `json:"server"`
-	Work     []string `json:"work"`
+	Indexing bool              `json:"indexing"`
+	Server   string            `json:"server"`
+	Work     []string          `json:"work"`
+	Progress []lspext.Progress `json:"progress"`
 }
 
 // indexingOf returns the indexing data carried by err, if any.
@@ -274,7 +300,10 @@ func (c *Tool) explain(ctx context.Context, err error) error {
 	}
 	if d, ok := indexingOf(err); ok {
 		work := ""
-		if len(d.Work) > 0 {
+		switch {
+		case len(d.Progress) > 0:
+			work = " (" + progressText(d.Progress) + ")"
+		case len(d.Work) > 0:
 			work = " (" + strings.Join(d.Work, ", ") + ")"
 		}
 		return fmt.Errorf("indexing: language server %s is still loading the project%s and has no answer yet. This is NOT an empty result: try again in a few seconds (action=status shows its state)", cmp.Or(d.Server, "?"), work)

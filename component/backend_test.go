@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -147,7 +148,10 @@ func TestWire(t *testing.T) {
 			case "_lsp/servers", "_lsp/status":
 				return json.RawMessage(`{"servers":[{"name":"gopls","source":"local"}]}`), nil
 			case "_lsp/request":
-				return json.RawMessage(`[1]`), nil
+				if strings.Contains(string(params), `"uri":"file:///old"`) {
+					return json.RawMessage(`[1]`), nil // an upstream that does not know the flag
+				}
+				return json.RawMessage(`{"result":[1],"readiness":[{"server":"pyright","state":"loading"}]}`), nil
 			}
 			return nil, fmt.Errorf("no %s", method)
 		},
@@ -157,8 +161,12 @@ func TestWire(t *testing.T) {
 		},
 	}
 	ctx := context.Background()
-	if r, err := w.Request(ctx, "file:///a", "textDocument/hover", json.RawMessage(`{"x":1}`)); err != nil || string(r) != "[1]" {
-		t.Errorf("Request: %s %v", r, err)
+	if r, err := w.Request(ctx, "file:///a", "textDocument/hover", json.RawMessage(`{"x":1}`)); err != nil || string(r.Result) != "[1]" ||
+		!reflect.DeepEqual(r.Readiness, []lspext.Readiness{{Server: "pyright", State: lspext.ReadyLoading}}) {
+		t.Errorf("Request: %+v %v", r, err)
+	}
+	if r, err := w.Request(ctx, "file:///old", "textDocument/hover", json.RawMessage(`{"x":1}`)); err != nil || string(r.Result) != "[1]" || r.Readiness != nil {
+		t.Errorf("Request to an upstream without readiness: %+v %v", r, err)
 	}
 	if rep, err := w.DiagnosticReport(ctx, []string{"file:///a"}, 1500*1e6); err != nil || rep.Servers[0].Verdict != "fresh" {
 		t.Errorf("DiagnosticReport: %+v %v", rep, err)
@@ -171,7 +179,8 @@ func TestWire(t *testing.T) {
 	}
 	w.FilesChanged(ctx, nil)
 	want := []string{
-		`_lsp/request {"uri":"file:///a","method":"textDocument/hover","params":{"x":1}}`,
+		`_lsp/request {"uri":"file:///a","method":"textDocument/hover","params":{"x":1},"readiness":true}`,
+		`_lsp/request {"uri":"file:///old","method":"textDocument/hover","params":{"x":1},"readiness":true}`,
 		`_lsp/diagnosticReport {"uris":["file:///a"],"wait":1500}`,
 		`_lsp/status {}`,
 		`_lsp/restart {"server":"gopls"}`,

@@ -81,7 +81,7 @@ type markingBackend struct {
 	m *marks
 }
 
-func (b markingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (b markingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	b.m.mark("backend in")
 	r, err := b.Backend.Request(ctx, uri, method, params)
 	b.m.mark("backend out")
@@ -371,7 +371,8 @@ func layers(b *testing.B, a *adapter.Adapter, st *Stage, s *Session, main string
 	}
 	manager := func(ctx context.Context) (json.RawMessage, error) { return managerHover(ctx, a.Manager(), main, pos) }
 	backend := func(ctx context.Context) (json.RawMessage, error) {
-		return st.c.backend.Request(ctx, uri, "textDocument/hover", hoverParams)
+		res, err := st.c.backend.Request(ctx, uri, "textDocument/hover", hoverParams)
+		return res.Result, err
 	}
 	srvM, srvB := relay(manager), relay(backend)
 	defer srvM.Close()

@@ -364,7 +364,7 @@ func (s *Session) codeActions(ctx context.Context, lk *editLock, in Input) (*ans
 			return nil, fmt.Errorf("code action %q: resolve: %w", a.Title, err)
 		}
 		var ra codeAction
-		if err := json.Unmarshal(resolved, &ra); err == nil {
+		if err := json.Unmarshal(resolved.Result, &ra); err == nil {
 			a.Edit, a.Command = ra.Edit, cmpRaw(ra.Command, a.Command)
 		}
 	}

@@ -21,6 +21,8 @@ type fakeBackend struct {
 	requests []string
 	// waits are the waits of the diagnostic reports asked for, in order.
 	waits []time.Duration
+	// readiness is what the answers to a method say of their servers.
+	readiness map[string][]lspext.Readiness
 }
 
 func newFake() *fakeBackend {
@@ -33,15 +35,25 @@ func (f *fakeBackend) set(method, result string) {
 	f.results[method] = result
 }
 
-func (f *fakeBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+// setReadiness makes the answers to method say rs of their servers.
+func (f *fakeBackend) setReadiness(method string, rs ...lspext.Readiness) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.readiness == nil {
+		f.readiness = map[string][]lspext.Readiness{}
+	}
+	f.readiness[method] = rs
+}
+
+func (f *fakeBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, method+" "+string(params))
 	r, ok := f.results[method]
 	if !ok {
-		return nil, fmt.Errorf("fake: %s not supported", method)
+		return lspext.RequestResult{}, fmt.Errorf("fake: %s not supported", method)
 	}
-	return json.RawMessage(r), nil
+	return lspext.RequestResult{Result: json.RawMessage(r), Readiness: f.readiness[method]}, nil
 }
 
 func (f *fakeBackend) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {

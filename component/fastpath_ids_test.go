@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 )
 
 // ctxBackend hands out the context of each hover and blocks it until that
@@ -17,13 +19,13 @@ type ctxBackend struct {
 	calls chan context.Context
 }
 
-func (b *ctxBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (b *ctxBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	if method != "textDocument/hover" {
 		return b.fakeBackend.Request(ctx, uri, method, params)
 	}
 	b.calls <- ctx
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return lspext.RequestResult{}, ctx.Err()
 }
 
 // TestFastPathCancelAsSDK: a call ends on notifications/cancelled exactly

@@ -241,13 +241,13 @@ type blockingBackend struct {
 	entered chan struct{}
 }
 
-func (b *blockingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (b *blockingBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	if method != "textDocument/hover" {
 		return b.fakeBackend.Request(ctx, uri, method, params)
 	}
 	b.entered <- struct{}{}
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return lspext.RequestResult{}, ctx.Err()
 }
 
 func (b *blockingBackend) Status(ctx context.Context) ([]lspext.ServerInfo, error) { return nil, nil }

@@ -34,12 +34,14 @@ func (b *managerBackend) path(uri string) (string, error) {
 	return edit.PathFromURI(uri)
 }
 
-func (b *managerBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (b *managerBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	p, err := b.path(uri)
 	if err != nil {
-		return nil, err
+		return lspext.RequestResult{}, err
 	}
-	return b.m.Request(ctx, p, method, params)
+	a, err := b.m.Ask(ctx, p, method, params)
+	r := a.Readiness
+	return lspext.RequestResult{Result: a.Result, Readiness: []lspext.Readiness{{Server: r.Server, State: string(r.State)}}}, err
 }
 
 func (b *managerBackend) DiagnosticReport(ctx context.Context, uris []string, wait time.Duration) (*lspext.DiagnosticReportResult, error) {

@@ -9,29 +9,31 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
 
-func (s *Session) prepare(ctx context.Context, in Input, method string) (*target, []json.RawMessage, error) {
+// prepare prepares a hierarchy at in's position: the target, the items,
+// and which servers were loading when they answered.
+func (s *Session) prepare(ctx context.Context, in Input, method string) (*target, []json.RawMessage, *loading, error) {
 	t, err := s.position(ctx, in)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	raw, err := s.request(ctx, t.uri, method, textDocPos(t))
+	res, err := s.ask(ctx, t.uri, method, textDocPos(t))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	ld := &loading{}
+	ld.add(res)
+	raw := res.Result
 	var items []json.RawMessage
 	if len(raw) > 0 && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &items); err != nil {
-			return nil, nil, fmt.Errorf("%s: malformed answer: %w", method, err)
+			return nil, nil, nil, fmt.Errorf("%s: malformed answer: %w", method, err)
 		}
 	}
 	if len(items) == 0 {
 		err := fmt.Errorf("no callable or type at %s (give the line and symbol of a declaration or a use)", s.newRenderer().loc(t.uri, t.pos))
-		if n := s.c.emptyNote(ctx); n != "" {
-			err = fmt.Errorf("%w\nnote: %s", err, n)
-		}
-		return nil, nil, err
+		return nil, nil, nil, s.loadingErr(ctx, ld, err)
 	}
-	return t, items, nil
+	return t, items, ld, nil
 }
 
 func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) {
@@ -39,17 +41,19 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 	if dir != "incoming" && dir != "outgoing" {
 		return nil, fmt.Errorf("direction must be incoming or outgoing, not %q", dir)
 	}
-	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareCallHierarchy")
+	t, prepared, ld, err := s.prepare(ctx, in, "textDocument/prepareCallHierarchy")
 	if err != nil {
 		return nil, err
 	}
 	r := s.newRenderer()
 	var items []item
 	for _, p := range prepared {
-		raw, err := s.c.backend.Request(ctx, t.uri, "callHierarchy/"+dir+"Calls", json.RawMessage(`{"item":`+string(p)+`}`))
+		res, err := s.c.backend.Request(ctx, t.uri, "callHierarchy/"+dir+"Calls", json.RawMessage(`{"item":`+string(p)+`}`))
 		if err != nil {
 			return nil, err
 		}
+		ld.add(res)
+		raw := res.Result
 		var calls []wire.HierarchyCall
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &calls); err != nil {
@@ -77,11 +81,7 @@ func (s *Session) callHierarchy(ctx context.Context, in Input) (*answer, error) 
 	l := &listing{Title: title}
 	page(in, items, l)
 	r.enclose(ctx, l.Items)
-	if l.Total == 0 {
-		if n := s.c.emptyNote(ctx); n != "" {
-			l.Notes = append(l.Notes, n)
-		}
-	}
+	s.markLoading(ctx, ld, l)
 	return s.listed(l), nil
 }
 
@@ -90,17 +90,19 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 	if dir != "supertypes" && dir != "subtypes" {
 		return nil, fmt.Errorf("direction must be supertypes or subtypes, not %q", dir)
 	}
-	t, prepared, err := s.prepare(ctx, in, "textDocument/prepareTypeHierarchy")
+	t, prepared, ld, err := s.prepare(ctx, in, "textDocument/prepareTypeHierarchy")
 	if err != nil {
 		return nil, err
 	}
 	r := s.newRenderer()
 	var items []item
 	for _, p := range prepared {
-		raw, err := s.c.backend.Request(ctx, t.uri, "typeHierarchy/"+dir, json.RawMessage(`{"item":`+string(p)+`}`))
+		res, err := s.c.backend.Request(ctx, t.uri, "typeHierarchy/"+dir, json.RawMessage(`{"item":`+string(p)+`}`))
 		if err != nil {
 			return nil, err
 		}
+		ld.add(res)
+		raw := res.Result
 		var hs []wire.HierarchyItem
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &hs); err != nil {
@@ -115,10 +117,6 @@ func (s *Session) typeHierarchy(ctx context.Context, in Input) (*answer, error) 
 	sortItems(items)
 	l := &listing{Title: dir}
 	page(in, items, l)
-	if l.Total == 0 {
-		if n := s.c.emptyNote(ctx); n != "" {
-			l.Notes = append(l.Notes, n)
-		}
-	}
+	s.markLoading(ctx, ld, l)
 	return s.listed(l), nil
 }

@@ -65,7 +65,7 @@ func (s *Session) position(ctx context.Context, in Input) (*target, error) {
 
 // findSymbol resolves a bare symbol name through workspace symbols.
 func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) {
-	syms, err := s.workspaceSymbols(ctx, name)
+	syms, ld, err := s.workspaceSymbols(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +76,7 @@ func (s *Session) findSymbol(ctx context.Context, name string) (*target, error) 
 		}
 	}
 	if len(exact) == 0 {
-		err := fmt.Errorf("no symbol named %q in the workspace; give file and line", name)
-		if n := s.c.emptyNote(ctx); n != "" {
-			err = fmt.Errorf("%w\nnote: %s", err, n)
-		}
-		return nil, err
+		return nil, s.loadingErr(ctx, ld, fmt.Errorf("no symbol named %q in the workspace; give file and line", name))
 	}
 	if len(exact) > 1 {
 		// The candidates best first, as the symbols action ranks them.
@@ -128,15 +124,17 @@ func (s *Session) locations(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := s.request(ctx, t.uri, locationMethods[in.Action], textDocPos(t))
+	res, err := s.ask(ctx, t.uri, locationMethods[in.Action], textDocPos(t))
 	if err != nil {
 		return nil, err
 	}
-	locs, err := wire.ParseLocations(raw)
+	locs, err := wire.ParseLocations(res.Result)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Action, err)
 	}
-	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true, t), nil
+	var ld loading
+	ld.add(res)
+	return s.renderLocations(ctx, in, strings.ReplaceAll(in.Action, "_", " "), locs, true, t, &ld), nil
 }
 
 func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
@@ -147,18 +145,22 @@ func (s *Session) references(ctx context.Context, in Input) (*answer, error) {
 	incl := in.IncludeDeclaration == nil || *in.IncludeDeclaration
 	p := textDocPos(t)
 	p["context"] = map[string]bool{"includeDeclaration": incl}
-	raw, err := s.request(ctx, t.uri, "textDocument/references", p)
+	res, err := s.ask(ctx, t.uri, "textDocument/references", p)
 	if err != nil {
 		return nil, err
 	}
-	locs, err := wire.ParseLocations(raw)
+	locs, err := wire.ParseLocations(res.Result)
 	if err != nil {
 		return nil, fmt.Errorf("references: %w", err)
 	}
-	return s.renderLocations(ctx, in, "references", locs, true, t), nil
+	var ld loading
+	ld.add(res)
+	return s.renderLocations(ctx, in, "references", locs, true, t, &ld), nil
 }
 
-func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []wire.Location, context bool, known *target) *answer {
+// renderLocations lists locs; ld says which servers were loading when
+// they answered.
+func (s *Session) renderLocations(ctx context.Context, in Input, title string, locs []wire.Location, context bool, known *target, ld *loading) *answer {
 	r := s.newRenderer(known)
 	if context && known != nil {
 		r.readOutside(known.path)
@@ -179,10 +181,8 @@ func (s *Session) renderLocations(ctx context.Context, in Input, title string, l
 	l.Notes = append(l.Notes, r.outsideNotes(l.Items)...)
 	if l.Total == 0 {
 		l.Notes = append(l.Notes, "the server found nothing at this position (check line and symbol; during indexing try again)")
-		if n := s.c.emptyNote(ctx); n != "" {
-			l.Notes = append(l.Notes, n)
-		}
 	}
+	s.markLoading(ctx, ld, l)
 	return s.listed(l)
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -344,6 +345,9 @@ type listing struct {
 	Notes     []string `json:"notes,omitempty"`
 	Detail    string   `json:"detail,omitempty"`
 	NextPage  int      `json:"next_offset,omitempty"`
+	// NotReady are the servers that had not loaded their project when
+	// they answered: the list may be incomplete (readiness.go).
+	NotReady []lspext.Readiness `json:"not_ready,omitempty"`
 	// Truncated says the answer leaves something out: results of a later
 	// page, or what a shortened form drops (source lines, the items).
 	Truncated bool `json:"truncated"`

@@ -163,10 +163,11 @@ func (s *Session) rawRequest(ctx context.Context, in Input) (*answer, error) {
 			return nil, fmt.Errorf("request %s: permission denied by the user; nothing was sent", in.Method)
 		}
 	}
-	raw, err := s.c.backend.Request(ctx, uri, in.Method, params)
+	res, err := s.c.backend.Request(ctx, uri, in.Method, params)
 	if err != nil {
 		return nil, err
 	}
+	raw := res.Result
 	return s.textAnswer(string(raw), map[string]any{"result": json.RawMessage(cmp.Or(string(raw), "null"))}, "text", nil), nil
 }
 

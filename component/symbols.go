@@ -29,11 +29,16 @@ func kindMatches(filter string, k int) bool {
 	return kindName(k) == f || kindName(k) == strings.ReplaceAll(f, "typeparameter", "type_parameter")
 }
 
-func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]wire.SymbolInformation, error) {
-	raw, err := s.request(ctx, "", "workspace/symbol", map[string]string{"query": query})
+// workspaceSymbols returns the workspace symbols matching query and which
+// servers were loading when they answered.
+func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]wire.SymbolInformation, *loading, error) {
+	res, err := s.ask(ctx, "", "workspace/symbol", map[string]string{"query": query})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ld := &loading{}
+	ld.add(res)
+	raw := res.Result
 	var syms []wire.SymbolInformation
 	if len(raw) > 0 && string(raw) != "null" {
 		// encoding/json's semantics on go-json-experiment's engine
@@ -41,10 +46,10 @@ func (s *Session) workspaceSymbols(ctx context.Context, query string) ([]wire.Sy
 		// largest a tool call decodes (13 KB for 44 symbols on the bench's
 		// workspace), and this decodes it in less than half the time.
 		if err := jsonv1.Unmarshal(raw, &syms); err != nil {
-			return nil, fmt.Errorf("workspace symbols: malformed answer: %w", err)
+			return nil, nil, fmt.Errorf("workspace symbols: malformed answer: %w", err)
 		}
 	}
-	return syms, nil
+	return syms, ld, nil
 }
 
 func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
@@ -52,14 +57,16 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	var items []item
 	outside := 0
 	title := "symbols"
+	ld := &loading{}
 	if in.Query != "" || in.File == "" {
 		if in.Query == "" {
 			return nil, fmt.Errorf("symbols needs file (its symbols) or query (search the workspace)")
 		}
-		syms, err := s.workspaceSymbols(ctx, in.Query)
+		syms, wld, err := s.workspaceSymbols(ctx, in.Query)
 		if err != nil {
 			return nil, err
 		}
+		ld = wld
 		title = fmt.Sprintf("workspace symbols matching %q", in.Query)
 		for _, rs := range rankSymbols(in.Query, syms, r.where) {
 			sym := rs.sym
@@ -79,10 +86,12 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 			return nil, err
 		}
 		uri := edit.URIFromPath(path)
-		raw, err := s.request(ctx, uri, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}})
+		res, err := s.ask(ctx, uri, "textDocument/documentSymbol", map[string]any{"textDocument": map[string]string{"uri": uri}})
 		if err != nil {
 			return nil, err
 		}
+		ld.add(res)
+		raw := res.Result
 		var syms []wire.DocumentSymbol
 		if len(raw) > 0 && string(raw) != "null" {
 			if err := json.Unmarshal(raw, &syms); err != nil {
@@ -123,11 +132,7 @@ func (s *Session) symbols(ctx context.Context, in Input) (*answer, error) {
 	if l.Total == 0 && in.Kind != "" {
 		l.Notes = append(l.Notes, fmt.Sprintf("nothing of kind %q; call again without kind to see every symbol", in.Kind))
 	}
-	if l.Total == 0 {
-		if n := s.c.emptyNote(ctx); n != "" {
-			l.Notes = append(l.Notes, n)
-		}
-	}
+	s.markLoading(ctx, ld, l)
 	return s.listed(l), nil
 }
 

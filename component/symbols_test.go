@@ -107,7 +107,7 @@ func TestWorkspaceSymbolsDecode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fb.set("workspace/symbol", tc.raw)
-			got, err := s.workspaceSymbols(context.Background(), "q")
+			got, _, err := s.workspaceSymbols(context.Background(), "q")
 			var want []wire.SymbolInformation
 			var werr error
 			if tc.raw != "null" {

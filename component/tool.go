@@ -20,6 +20,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 )
 
 // Tool serves the `lsp` tool to agent sessions and keeps the
@@ -428,9 +430,16 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 }
 
 func (s *Session) request(ctx context.Context, uri, method string, params any) (json.RawMessage, error) {
+	res, err := s.ask(ctx, uri, method, params)
+	return res.Result, err
+}
+
+// ask is request with the readiness of the servers that answered, for
+// the lists that may be incomplete while they load (readiness.go).
+func (s *Session) ask(ctx context.Context, uri, method string, params any) (lspext.RequestResult, error) {
 	b, err := json.Marshal(params)
 	if err != nil {
-		return nil, err
+		return lspext.RequestResult{}, err
 	}
 	return s.c.backend.Request(ctx, uri, method, b)
 }
