@@ -80,8 +80,8 @@ func (s *Session) loadingErr(ctx context.Context, ld *loading, err error) error 
 	return err
 }
 
-// readinessText is "clangd is still loading the project (indexing 40%
-// (600/1502))".
+// readinessText is "clangd is still loading the project (indexing 40%:
+// 600/1502)".
 func readinessText(r lspext.Readiness) string {
 	if r.State == lspext.ReadyStarting {
 		return r.Server + " is still starting"
@@ -89,7 +89,7 @@ func readinessText(r lspext.Readiness) string {
 	return r.Server + " is still loading the project (" + progressText(r.Progress) + ")"
 }
 
-// progressText is "indexing 40% (600/1502)", or that the server reports
+// progressText is "indexing 40%: 600/1502", or that the server reports
 // no progress.
 func progressText(ps []lspext.Progress) string {
 	if len(ps) == 0 {
@@ -106,7 +106,7 @@ func progressText(ps []lspext.Progress) string {
 		case s == "":
 			s = p.Message
 		default:
-			s += " (" + p.Message + ")"
+			s += ": " + p.Message
 		}
 		parts = append(parts, s)
 	}

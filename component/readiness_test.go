@@ -53,7 +53,7 @@ func TestListsSayLoading(t *testing.T) {
 			ready []lspext.Readiness
 			want  []string // in the text; none: no note at all
 		}{
-			{"loading with progress", []lspext.Readiness{clangd}, []string{"clangd is still loading the project (indexing 40% (600/1502)): this list may be incomplete; ask again in a few seconds"}},
+			{"loading with progress", []lspext.Readiness{clangd}, []string{"clangd is still loading the project (indexing 40%: 600/1502): this list may be incomplete; ask again in a few seconds"}},
 			{"loading without progress", []lspext.Readiness{pyright}, []string{"pyright is still loading the project (it reports no progress): this list may be incomplete"}},
 			{"two servers, one loading", []lspext.Readiness{ready, pyright}, []string{"note: pyright is still loading the project"}},
 			{"ready", []lspext.Readiness{ready}, nil},

@@ -30,17 +30,18 @@ type Progress struct {
 	Percentage *int `json:"percentage,omitempty"`
 }
 
-// String is "indexing 40% (600/1502)".
+// String is "indexing 40%: 600/1502".
 func (w Progress) String() string {
 	s := w.Title
 	if w.Percentage != nil {
 		s = strings.TrimSpace(fmt.Sprintf("%s %d%%", s, *w.Percentage))
 	}
-	if w.Message != "" {
-		if s == "" {
-			return w.Message
-		}
-		s += " (" + w.Message + ")"
+	switch {
+	case w.Message == "":
+	case s == "":
+		s = w.Message
+	default:
+		s += ": " + w.Message
 	}
 	return s
 }
