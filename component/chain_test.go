@@ -108,7 +108,7 @@ func TestIndexingSaidThroughChain(t *testing.T) {
 			"hover":       {"indexing: language server fake is still loading the project", "NOT an empty result"},
 			"definition":  {"indexing: language server fake", "NOT an empty result"},
 			"diagnostics": {"fake: indexing", "fake is still loading the project", "NO server answered fresh"},
-			"status":      {"fake (local) indexing"},
+			"status":      {"fake (local) indexing (Indexing 0%)"},
 		}},
 		{"starting", fakelsp.Script{Methods: map[string]fakelsp.Behavior{"initialize": {Delay: fakelsp.Duration(time.Hour)}}}, map[string][]string{
 			"hover":  {"language server fake is still starting", "not ready yet", "fake is starting", "not an empty result"},

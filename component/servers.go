@@ -51,6 +51,9 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 		case i.State != "":
 			b.WriteString(" " + i.State)
 		}
+		if len(i.Progress) > 0 {
+			b.WriteString(" (" + progressText(i.Progress) + ")")
+		}
 		if len(i.Languages) > 0 {
 			b.WriteString(" languages=" + strings.Join(i.Languages, ","))
 		}
