@@ -44,9 +44,10 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 	}
 }
 
-var loadingProjects = []loadingProject{
-	{"pyright-langserver", func(t *testing.T, root string) (string, int, string, int) {
-		const n = 3000
+// pythonPackage writes a package of n modules, each referencing class
+// Base of pkg/base.py three times.
+func pythonPackage(n int) func(t *testing.T, root string) (string, int, string, int) {
+	return func(t *testing.T, root string) (string, int, string, int) {
 		files := map[string]string{
 			"pyproject.toml":  "[project]\nname = \"gen\"\n",
 			"pkg/__init__.py": "",
@@ -54,13 +55,15 @@ var loadingProjects = []loadingProject{
 		}
 		for i := range n {
 			files[fmt.Sprintf("pkg/d%d/m%d.py", i/500, i)] = fmt.Sprintf("from pkg.base import Base\n\n\nclass C%d(Base):\n    pass\n\n\ndef f%d() -> int:\n    return Base().run()\n", i, i)
-		}
-		for d := range n / 500 {
-			files[fmt.Sprintf("pkg/d%d/__init__.py", d)] = ""
+			files[fmt.Sprintf("pkg/d%d/__init__.py", i/500)] = ""
 		}
 		writeFiles(t, root, files)
 		return "pkg/base.py", 1, "Base", 3*n + 1
-	}, true},
+	}
+}
+
+var loadingProjects = []loadingProject{
+	{"pyright-langserver", pythonPackage(3000), true},
 	{"typescript-language-server", func(t *testing.T, root string) (string, int, string, int) {
 		const n = 1000
 		files := map[string]string{
@@ -184,20 +187,21 @@ func TestLoadingSaidReal(t *testing.T) {
 // is loading; it never answers a bare 0. Before, it answered
 // "workspace symbols matching ...: 0".
 func TestWorkspaceSymbolsFreshSessionReal(t *testing.T) {
-	lp := loadingProjects[0]
-	peers.Require(t, lp.server)
+	peers.Require(t, "pyright-langserver")
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	lp.write(t, root)
+	// pyright answers before it has even read its configuration, so
+	// the package need not be large.
+	pythonPackage(500)(t, root)
 	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
 	cs := sc.open(t, root)
-	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "symbols", "query": "C2999"})
-	found := !isErr && strings.Contains(text, "class C2999")
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "symbols", "query": "C499"})
+	found := !isErr && strings.Contains(text, "class C499")
 	said := strings.Contains(text, "pyright is still loading the project")
 	if !found && !said {
 		t.Fatalf("first workspace symbol query: %.600s", text)
 	}
-	t.Logf("first query: found %v, said loading %v", found, said)
+	t.Logf("first query: found %v, said loading %v: %.300s", found, said, text)
 }

@@ -534,6 +534,14 @@ func (p *proc) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Requ
 		p.notification(req.Method, params)
 		return
 	}
+	if req.Method == "window/workDoneProgress/create" {
+		// Here, in wire order: the work is under way from now on, though
+		// its begin comes only after the answer. clangd creates its
+		// background index's token as it opens the first file, and its
+		// first answers, from an index of that file alone, come before
+		// the begin.
+		p.progressCreated(params)
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -587,8 +595,8 @@ func (p *proc) onProgress(params json.RawMessage) {
 	defer p.mu.Unlock()
 	switch v.Kind {
 	case "begin":
-		if p.srv.load.loadingWork(v.Title) {
-			p.begins++
+		if w, ok := p.progress[tok]; (!ok || *w != Progress{}) && p.srv.load.loadingWork(v.Title) {
+			p.begins++ // counted at its create otherwise
 		}
 		p.progress[tok] = &Progress{Title: v.Title, Message: v.Message, Percentage: v.Percentage}
 	case "report":
@@ -613,6 +621,27 @@ func (p *proc) onProgress(params json.RawMessage) {
 	default:
 		return
 	}
+	p.changedLocked()
+}
+
+// progressCreated notes a token the server created for work it is about
+// to report: work in progress, of unknown title, until its begin.
+func (p *proc) progressCreated(params json.RawMessage) {
+	var m struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if decode(params, &m) != nil || len(m.Token) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.progress[string(m.Token)]; ok {
+		return
+	}
+	if p.srv.load.loadingWork("") {
+		p.begins++
+	}
+	p.progress[string(m.Token)] = &Progress{}
 	p.changedLocked()
 }
 
@@ -649,13 +678,18 @@ func (p *proc) readiness() (Readiness, <-chan struct{}) {
 // (LoadSignals.DoneLog) and while loading work is in progress.
 func (p *proc) readinessLocked() Readiness {
 	r := Readiness{Server: p.srv.cfg.Name, State: Ready}
+	busy := false
 	for _, w := range p.progress {
-		if p.srv.load.loadingWork(w.Title) {
+		if !p.srv.load.loadingWork(w.Title) {
+			continue
+		}
+		busy = true
+		if *w != (Progress{}) { // created, not begun: nothing to show
 			r.Progress = append(r.Progress, *w)
 		}
 	}
 	slices.SortFunc(r.Progress, func(a, b Progress) int { return strings.Compare(a.Title, b.Title) })
-	if !p.loaded || len(r.Progress) > 0 {
+	if !p.loaded || busy {
 		r.State = ReadyLoading
 	}
 	return r

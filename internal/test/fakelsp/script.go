@@ -199,6 +199,12 @@ type Indexing struct {
 	// Report is the message of a $/progress report (percentage 50) sent
 	// right after the begin.
 	Report string `json:"report,omitempty"`
+	// Late plays clangd's background index: the window opens on
+	// initialized with no progress; the create request goes out when the
+	// first document is opened (clangd finds its compilation database
+	// then), and the $/progress begin only after the server answered its
+	// first request, which so comes between the two.
+	Late bool `json:"late,omitempty"`
 	// Partial makes documentSymbol answer only a document's first
 	// function while indexing instead of an empty list: a list that is
 	// incomplete, as typescript-language-server's and clangd's are while

@@ -64,10 +64,12 @@ type Server struct {
 	enc      string
 	shutdown bool
 	indexing bool
-	pullOK   bool                     // pull diagnostics registered (dynamic)
-	cancels  map[string]chan struct{} // pending delayed requests by id
-	answers  map[string]chan Message  // server→client requests by id
-	nextID   int
+	// created and begun: Indexing.Late's create request and begin sent.
+	created, begun bool
+	pullOK         bool                     // pull diagnostics registered (dynamic)
+	cancels        map[string]chan struct{} // pending delayed requests by id
+	answers        map[string]chan Message  // server→client requests by id
+	nextID         int
 
 	ready           chan struct{} // closed when the client answered the registration and ClientRequests
 	endIndexing     chan struct{}
@@ -399,6 +401,9 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 	}
 	if b.Delay <= 0 {
 		err := answer()
+		if err == nil {
+			err = s.beginLate()
+		}
 		if ix := s.script.Indexing; ix != nil && ix.EndAfter == m.Method {
 			s.EndIndexing()
 		}
@@ -558,7 +563,7 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 			}
 		}
 		var created chan Message
-		if ix := s.script.Indexing; ix != nil && ix.Silent {
+		if ix := s.script.Indexing; ix != nil && (ix.Silent || ix.Late) {
 			s.mu.Lock()
 			s.indexing = true
 			s.mu.Unlock()
@@ -595,7 +600,14 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		d := p.TextDocument
 		s.mu.Lock()
 		s.docs[d.URI] = &document{uri: d.URI, version: d.Version, text: d.Text}
+		create := s.script.Indexing != nil && s.script.Indexing.Late && !s.created && s.indexing
+		s.created = s.created || create
 		s.mu.Unlock()
+		if create {
+			if _, err := s.send("window/workDoneProgress/create", map[string]any{"token": s.indexToken()}); err != nil {
+				return err
+			}
+		}
 		return s.schedulePush(ctx, wg, d.URI, d.Version, d.Text)
 	case "textDocument/didChange":
 		var p struct {
@@ -682,7 +694,7 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 	var indexEnd <-chan time.Time
 	if ix := s.script.Indexing; ix != nil {
 		switch {
-		case ix.Silent:
+		case ix.Silent, ix.Late:
 		case created == nil:
 			if _, err := s.call(ctx, "window/workDoneProgress/create", map[string]any{"token": s.indexToken()}); err != nil {
 				return
@@ -757,6 +769,18 @@ func (s *Server) begin() (chan Message, error) {
 		return nil, err
 	}
 	return ch, nil
+}
+
+// beginLate sends Indexing.Late's begin after the first answer.
+func (s *Server) beginLate() error {
+	s.mu.Lock()
+	begin := s.script.Indexing != nil && s.script.Indexing.Late && s.created && !s.begun && s.indexing
+	s.begun = s.begun || begin
+	s.mu.Unlock()
+	if !begin {
+		return nil
+	}
+	return s.openWindow()
 }
 
 // openWindow opens the indexing window.
