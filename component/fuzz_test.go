@@ -239,3 +239,34 @@ func FuzzResolveFile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRequestResult feeds arbitrary bytes as `_lsp/request`'s answer
+// asked with readiness: it never panics; an answer that is not the
+// envelope (an upstream that did not know the flag) is the raw result
+// itself, and an envelope's result is its "result" value, byte for byte.
+func FuzzRequestResult(f *testing.F) {
+	for _, s := range []string{
+		`{"result":[1],"readiness":[{"server":"pyright","state":"loading"}]}`,
+		`{"result":null}`, `[{"uri":"file:///a"}]`, `{"contents":"x"}`, `null`, ``,
+		`{"result":[],"readiness":[{"server":"clangd","state":"loading","progress":[{"title":"indexing","percentage":40,"message":"600/1502"}]}]}`,
+		`{"result":{},"readiness":5}`, `{"result":1,"result":2}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		res, err := requestResult(b)
+		var env map[string]json.RawMessage
+		isEnvelope := json.Unmarshal(b, &env) == nil && env["result"] != nil
+		result := env["result"]
+		switch {
+		case err != nil:
+			if !isEnvelope {
+				t.Fatalf("%q: %v for an answer that is no envelope", b, err)
+			}
+		case !isEnvelope && string(res.Result) != string(b):
+			t.Fatalf("%q: result %q, want the answer itself", b, res.Result)
+		case isEnvelope && string(res.Result) != string(result):
+			t.Fatalf("%q: result %q, want %q", b, res.Result, result)
+		}
+	})
+}

@@ -130,6 +130,15 @@ func bareProc() (*server, *proc) {
 	return s, p
 }
 
+// pyrightRules are pyright's load signals, compiled.
+var pyrightRules = func() loadRules {
+	r, err := pyrightDone.compile("pyright")
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
 // FuzzServerMessages feeds arbitrary params to the handlers of what a
 // server sends on its own (notifications and server→client requests other
 // than workspace/applyEdit, which writes files): nothing panics, a bad
@@ -141,6 +150,9 @@ func FuzzServerMessages(f *testing.F) {
 	f.Add(uint8(0), []byte(`{"uri":"file:///w/a.fk","version":3,"diagnostics":[{"range":{"start":{"line":0,"character":1},"end":{"line":0,"character":2}},"message":"m"}]}`))
 	f.Add(uint8(1), []byte(`{"token":"t","value":{"kind":"begin","title":"x"}}`))
 	f.Add(uint8(1), []byte(`{"token":1,"value":{"kind":"end"}}`))
+	f.Add(uint8(1), []byte(`{"token":"t","value":{"kind":"report","message":"3/10","percentage":30}}`))
+	f.Add(uint8(2), []byte(`{"type":3,"message":"Found 12 source files"}`))
+	f.Add(uint8(6), []byte(`{"token":"backgroundIndexProgress"}`))
 	f.Add(uint8(3), []byte(`{"items":[{"section":"a"},{}]}`))
 	f.Add(uint8(4), []byte(`{"registrations":[{"id":"1","method":"textDocument/diagnostic","registerOptions":{"identifier":"x"}}]}`))
 	f.Add(uint8(5), []byte(`{"unregisterations":[{"id":"1","method":"x"}]}`))
@@ -149,11 +161,15 @@ func FuzzServerMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, params []byte) {
 		_, p := bareProc()
 		p.srv.cfg.Settings = map[string]json.RawMessage{"a": json.RawMessage(`{"b":1}`)}
+		p.srv.load, p.loaded = pyrightRules, false // the done log read too
 		method := methods[int(which)%len(methods)]
 		switch method {
 		case "textDocument/publishDiagnostics", "$/progress", "window/logMessage":
 			p.notification(method, params)
 		default:
+			if method == "window/workDoneProgress/create" {
+				p.progressCreated(params) // Handle does so before answering
+			}
 			res, rerr := p.serverRequest(method, params)
 			if rerr == nil {
 				if _, err := encode(res); err != nil {
