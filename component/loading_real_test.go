@@ -135,7 +135,7 @@ func TestLoadingSaidReal(t *testing.T) {
 				t.Fatal(err)
 			}
 			file, line, symbol, want := lp.write(t, root)
-			sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+			sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{StructuredContent: true}, false)
 			cs := sc.open(t, root)
 			refs := map[string]any{"action": "references", "file": file, "line": line, "symbol": symbol}
 			ask := func() (int, string, []json.RawMessage) {

@@ -23,7 +23,7 @@ import (
 // when status said a server was busy: a list of 18 references of 393
 // read as complete.
 func TestListsSayLoading(t *testing.T) {
-	_, s, fb, _ := setup(t, Config{Budget: structuredBudget})
+	_, s, fb, _ := setup(t, Config{Budget: structuredBudget, StructuredContent: true})
 	files := structuredWorkspace(t, s.Root)
 	at := map[string]any{"file": files[0], "line": 1, "column": 2}
 	with := func(args map[string]any, more map[string]any) map[string]any {
