@@ -97,6 +97,15 @@ type toolListing struct {
 	Notes    []string `json:"notes"`
 	Detail   string   `json:"detail"`
 	NextPage int      `json:"next_offset"`
+	// NotReady are the servers that had not loaded their project when
+	// they answered (docs/tool.md).
+	NotReady []notReady `json:"not_ready"`
+}
+
+// notReady is a server of a listing's not_ready.
+type notReady struct {
+	Server string `json:"server"`
+	State  string `json:"state"`
 }
 
 // toolPage is one call's answer: the text the model reads, whether the
@@ -166,10 +175,13 @@ var caveatWords = []string{"may be incomplete", "not final", "not ready", "still
 
 // loadingCaveat says whether an answer admits it may be incomplete
 // because a server is not ready, and how. The one place that reads it:
-// the tool states it in its notes (structuredContent's notes and detail;
-// an error's text), not yet in a field of its own; when it does, this
-// reads that field.
+// the tool states it in not_ready, and in its notes (structuredContent's
+// notes and detail; an error's text), which say it also where a server's
+// readiness is not known (an editor's).
 func loadingCaveat(p toolPage, l toolListing) (string, bool) {
+	if len(l.NotReady) > 0 {
+		return l.NotReady[0].Server + " " + l.NotReady[0].State, true
+	}
 	texts := append(slices.Clone(l.Notes), l.Detail)
 	if p.IsError || p.Structured == nil {
 		// No notes to read: the text is the error or the note itself (an

@@ -55,6 +55,7 @@ func TestLoadingCaveat(t *testing.T) {
 		{"issue 20's wording", toolPage{Text: "x", Structured: data},
 			listing([]string{"pyright is still analysing: this list may be incomplete; ask again"}, ""), true},
 		{"in the detail", toolPage{Text: "x", Structured: data}, listing(nil, "typescript-language-server is still loading"), true},
+		{"not_ready", toolPage{Text: "x", Structured: data}, toolListing{NotReady: []notReady{{"pyright", "loading"}}}, true},
 		{"the indexing error", toolPage{IsError: true, Text: "indexing: language server gopls is still loading the project (Loading packages) and has no answer yet. This is NOT an empty result: try again in a few seconds"}, toolListing{}, true},
 		{"another error", toolPage{IsError: true, Text: "references: no identifier on line 3"}, toolListing{}, false},
 		// A source line under a hit is the code's, not the tool's: only
