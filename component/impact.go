@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
@@ -127,10 +128,12 @@ type walked struct {
 // follows next from each item found, level by level, to depth levels,
 // asking at most fanOut at a time; calls says next answers incoming calls
 // (the item under "from"), else items. An item is found once, at its
-// first depth.
-func (s *Session) walk(ctx context.Context, t *target, prepare, next string, depth int, calls bool) walked {
+// first depth. Every answer's readiness goes to seen.
+func (s *Session) walk(ctx context.Context, t *target, prepare, next string, depth int, calls bool, seen func(lspext.RequestResult)) walked {
 	var w walked
-	raw, err := s.request(ctx, t.uri, prepare, textDocPos(t))
+	res, err := s.ask(ctx, t.uri, prepare, textDocPos(t))
+	seen(res)
+	raw := res.Result
 	if err != nil {
 		w.err = err
 		return w
@@ -147,7 +150,7 @@ func (s *Session) walk(ctx context.Context, t *target, prepare, next string, dep
 		name string
 	}
 	var frontier []level
-	seen := map[string]bool{}
+	found := map[string]bool{}
 	for _, p := range prepared {
 		var h wire.HierarchyItem
 		if json.Unmarshal(p, &h) != nil {
@@ -156,7 +159,7 @@ func (s *Session) walk(ctx context.Context, t *target, prepare, next string, dep
 		if w.root == nil {
 			w.root = &h
 		}
-		seen[hierarchyKey(h)] = true
+		found[hierarchyKey(h)] = true
 		frontier = append(frontier, level{p, h.Name})
 	}
 	for d := 1; d <= depth && len(frontier) > 0 && !w.cut; d++ {
@@ -168,7 +171,9 @@ func (s *Session) walk(ctx context.Context, t *target, prepare, next string, dep
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				answers[i], errs[i] = s.c.backend.Request(ctx, t.uri, next, json.RawMessage(`{"item":`+string(f.raw)+`}`))
+				res, err := s.c.backend.Request(ctx, t.uri, next, json.RawMessage(`{"item":`+string(f.raw)+`}`))
+				seen(res)
+				answers[i], errs[i] = res.Result, err
 			})
 		}
 		wg.Wait()
@@ -178,21 +183,21 @@ func (s *Session) walk(ctx context.Context, t *target, prepare, next string, dep
 				w.err = cmp.Or(w.err, errs[i])
 				continue
 			}
-			found, err := hierarchyAnswer(a, calls)
+			items, err := hierarchyAnswer(a, calls)
 			if err != nil {
 				w.err = cmp.Or(w.err, fmt.Errorf("%s: malformed answer: %w", next, err))
 				continue
 			}
-			for _, n := range found {
+			for _, n := range items {
 				k := hierarchyKey(n.n.h)
-				if seen[k] {
+				if found[k] {
 					continue
 				}
 				if len(w.nodes) == impactMaxNodes {
 					w.cut = true
 					break
 				}
-				seen[k] = true
+				found[k] = true
 				n.n.depth, n.n.via = d, frontier[i].name
 				w.nodes = append(w.nodes, n.n)
 				below = append(below, level{n.raw, n.n.h.Name})
@@ -290,28 +295,39 @@ func (s *Session) impact(ctx context.Context, in Input) (*answer, error) {
 		refs, impls    []wire.Location
 		refErr, implEr error
 		callers, types walked
+		// ld gathers every answer's readiness: a list any part of which
+		// came from a loading server says so.
+		ld   loading
+		ldMu sync.Mutex
 	)
+	seen := func(res lspext.RequestResult) {
+		ldMu.Lock()
+		defer ldMu.Unlock()
+		ld.add(res)
+	}
 	wg.Go(func() {
 		p := textDocPos(t)
 		p["context"] = map[string]bool{"includeDeclaration": false}
-		raw, err := s.request(ctx, t.uri, "textDocument/references", p)
+		res, err := s.ask(ctx, t.uri, "textDocument/references", p)
+		seen(res)
 		if err == nil {
-			refs, err = wire.ParseLocations(raw)
+			refs, err = wire.ParseLocations(res.Result)
 		}
 		refErr = err
 	})
 	wg.Go(func() {
-		raw, err := s.request(ctx, t.uri, "textDocument/implementation", textDocPos(t))
+		res, err := s.ask(ctx, t.uri, "textDocument/implementation", textDocPos(t))
+		seen(res)
 		if err == nil {
-			impls, err = wire.ParseLocations(raw)
+			impls, err = wire.ParseLocations(res.Result)
 		}
 		implEr = err
 	})
 	wg.Go(func() {
-		callers = s.walk(ctx, t, "textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls", depth, true)
+		callers = s.walk(ctx, t, "textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls", depth, true, seen)
 	})
 	wg.Go(func() {
-		types = s.walk(ctx, t, "textDocument/prepareTypeHierarchy", "typeHierarchy/subtypes", impactMaxDepth, false)
+		types = s.walk(ctx, t, "textDocument/prepareTypeHierarchy", "typeHierarchy/subtypes", impactMaxDepth, false, seen)
 	})
 	wg.Wait()
 	if refErr != nil {
@@ -411,11 +427,7 @@ func (s *Session) impact(ctx context.Context, in Input) (*answer, error) {
 	page(in, rows, l)
 	l.Notes = append(l.Notes, notes...)
 	l.Notes = append(l.Notes, r.outsideNotes(l.Items)...)
-	if l.Total == 0 {
-		if n := s.c.emptyNote(ctx); n != "" {
-			l.Notes = append(l.Notes, n)
-		}
-	}
+	s.markLoading(ctx, &ld, l)
 	// {"counts":…,"listing":…}, the listing cut with the text.
 	cb, err := json.Marshal(counts)
 	if err != nil {

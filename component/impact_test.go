@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
@@ -57,7 +58,7 @@ type treeBackend struct {
 	fan int
 }
 
-func (b *treeBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (json.RawMessage, error) {
+func (b *treeBackend) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	if method != "callHierarchy/incomingCalls" {
 		return b.fakeBackend.Request(ctx, uri, method, params)
 	}
@@ -67,7 +68,7 @@ func (b *treeBackend) Request(ctx context.Context, uri, method string, params js
 		} `json:"item"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, err
+		return lspext.RequestResult{}, err
 	}
 	var calls []string
 	for i := range b.fan {
@@ -75,7 +76,7 @@ func (b *treeBackend) Request(ctx context.Context, uri, method string, params js
 		item, line := hierarchyItemJSON(b.uri, name)
 		calls = append(calls, fmt.Sprintf(`{"from":%s,"fromRanges":[{"start":{"line":%d,"character":2},"end":{"line":%d,"character":3}}]}`, item, line+1, line+1))
 	}
-	return json.RawMessage("[" + strings.Join(calls, ",") + "]"), nil
+	return lspext.RequestResult{Result: json.RawMessage("[" + strings.Join(calls, ",") + "]")}, nil
 }
 
 // hierarchyItemJSON is a function item named name in uri, at a line of its

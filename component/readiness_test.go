@@ -114,3 +114,47 @@ func TestSymbolNotFoundWhileLoading(t *testing.T) {
 		t.Fatalf("answer: %v %s", res.IsError, text)
 	}
 }
+
+// TestImpactSaysLoading: impact gathers references, callers,
+// implementations and subtypes; when any of them came from a server
+// still loading its project, the answer says its lists may be
+// incomplete, and names the server in not_ready, as every list does.
+func TestImpactSaysLoading(t *testing.T) {
+	_, s, fb, _ := setup(t, Config{Budget: structuredBudget, StructuredContent: true})
+	files := structuredWorkspace(t, s.Root)
+	args := map[string]any{"action": "impact", "file": files[0], "line": 1, "column": 2}
+	pyright := lspext.Readiness{Server: "pyright", State: lspext.ReadyLoading}
+	for _, tc := range []struct {
+		name    string
+		method  string // the request whose answer carries the readiness
+		loading bool
+	}{
+		{"references from a loading server", "textDocument/references", true},
+		{"callers from a loading server", "callHierarchy/incomingCalls", true},
+		{"every server ready", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			structuredResults(t, fb, s.Root, files, "references", 3)
+			structuredResults(t, fb, s.Root, files, "callers", 3)
+			for _, m := range []string{"textDocument/references", "textDocument/prepareCallHierarchy", "callHierarchy/incomingCalls"} {
+				fb.setReadiness(m, lspext.Readiness{Server: "pyright", State: lspext.Ready})
+			}
+			if tc.method != "" {
+				fb.setReadiness(tc.method, pyright)
+			}
+			text, sc := structuredCall(t, s, args)
+			var got struct {
+				Listing struct {
+					NotReady []lspext.Readiness `json:"not_ready"`
+				} `json:"listing"`
+			}
+			if err := json.Unmarshal(sc, &got); err != nil {
+				t.Fatal(err)
+			}
+			says := strings.Contains(text, "pyright is still loading the project (it reports no progress): this list may be incomplete")
+			if says != tc.loading || (len(got.Listing.NotReady) > 0) != tc.loading {
+				t.Errorf("loading %v: text says so %v, not_ready %+v:\n%s", tc.loading, says, got.Listing.NotReady, text)
+			}
+		})
+	}
+}
