@@ -59,6 +59,11 @@ type Config struct {
 	// NoLocal never starts local servers: methods the editor lacks are
 	// answered with -32601.
 	NoLocal bool
+	// Host, when set, runs the local servers outside this process: it is
+	// given LSP and returns what serves them (internal/serverhost's
+	// Client, the user's shared server host). Nil runs them in this
+	// process (lsp.NewManager), as tests and embedders do by default.
+	Host func(opts lsp.Options) (LocalServers, error)
 	// Logger receives the adapter's logs (default: discard).
 	Logger *slog.Logger
 }
@@ -73,7 +78,9 @@ const DefaultEditorTimeout = 10 * time.Second
 type Adapter struct {
 	cfg Config
 	log *slog.Logger
-	mgr *lsp.Manager
+	mgr LocalServers
+	// own is mgr when the servers run in this process (no Config.Host).
+	own *lsp.Manager
 
 	// life bounds background work (didSave and write resyncs) that is
 	// not tied to a request; it ends with Close.
@@ -135,20 +142,35 @@ func New(cfg Config) (*Adapter, error) {
 	if cfg.LSP.Logger == nil {
 		cfg.LSP.Logger = cfg.Logger
 	}
-	mgr, err := lsp.NewManager(cfg.LSP)
+	var (
+		mgr LocalServers
+		own *lsp.Manager
+		err error
+	)
+	if cfg.Host != nil {
+		mgr, err = cfg.Host(cfg.LSP)
+	} else {
+		own, err = lsp.NewManager(cfg.LSP)
+		mgr = own
+	}
 	if err != nil {
 		return nil, fmt.Errorf("adapter: %w", err)
 	}
 	life, stop := context.WithCancel(context.Background())
 	return &Adapter{
-		cfg: cfg, log: cfg.Logger, mgr: mgr, life: life, stop: stop, roots: slices.Clone(cfg.LSP.Roots),
+		cfg: cfg, log: cfg.Logger, mgr: mgr, own: own, life: life, stop: stop, roots: slices.Clone(cfg.LSP.Roots),
 		agentNotes: map[string]bool{}, lacks: map[string]bool{},
 		known: map[string]bool{}, samples: map[string]string{}, surveys: map[string]*lsp.Survey{},
 	}, nil
 }
 
-// Manager returns the Manager of the local language servers.
-func (a *Adapter) Manager() *lsp.Manager { return a.mgr }
+// Manager returns the Manager of the local language servers when they run
+// in this process; nil when they run in a server host (Config.Host).
+func (a *Adapter) Manager() *lsp.Manager { return a.own }
+
+// Local returns what serves the local language servers: the in-process
+// Manager or the server host's client.
+func (a *Adapter) Local() LocalServers { return a.mgr }
 
 // Close shuts the local servers down (shutdown, then their process groups
 // are killed) and waits for the adapter's background work. It is

@@ -110,7 +110,7 @@ func Main(ctx context.Context, args []string, stdio Stdio) int {
 		fmt.Fprintf(stdio.Out, "acp-lsp %s\n", Version())
 		return ExitOK
 	}
-	c := find(cmds, name)
+	c := find(append(cmds, hiddenCommands()...), name)
 	rest := args[1:]
 	if c == nil {
 		// Wrapper mode is the default: `acp-lsp [flags] -- AGENT …`.

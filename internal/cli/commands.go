@@ -15,3 +15,8 @@ func commands() []Command {
 		&demoCmd{},
 	}
 }
+
+// hiddenCommands are run by acp-lsp itself and left out of the help.
+func hiddenCommands() []Command {
+	return []Command{&hostCmd{}}
+}

@@ -6,6 +6,7 @@
 package config
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
@@ -104,6 +105,10 @@ type Local struct {
 	// EnvAllowlist names the variables of acp-lsp's environment passed to
 	// spawned servers; a trailing * matches a prefix.
 	EnvAllowlist []string `toml:"env_allowlist"`
+	// Shared runs the servers in the user's server host, shared by every
+	// acp-lsp process with the same server settings and environment
+	// (Linux); off, each process runs its own.
+	Shared bool `toml:"shared"`
 }
 
 // Diagnostics sizes the diagnostics cache and freshness waits.
@@ -223,6 +228,7 @@ func Defaults() Config {
 			MaxFileSize:       lsp.DefaultMaxFileSize,
 			Watch:             true,
 			WatchMaxDirs:      lsp.DefaultMaxWatchedDirs,
+			Shared:            runtime.GOOS == "linux",
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",

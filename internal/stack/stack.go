@@ -16,6 +16,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/internal/serverhost"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
@@ -149,7 +150,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 	if !cfg.Local.IdleTeardown {
 		idle = -1 // lsp: negative disables idle teardown
 	}
-	return adapter.Config{
+	ac := adapter.Config{
 		LSP: lsp.Options{
 			Roots:   opts.Roots,
 			Servers: servers,
@@ -175,7 +176,14 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 		ForwardToAgent: cfg.Editor.ForwardNotifications,
 		NoEditor:       !cfg.Editor.UseLSP,
 		Logger:         logger.With("part", "adapter"),
-	}, nil
+	}
+	if cfg.Local.Shared && serverhost.Supported {
+		log := logger.With("part", "serverhost")
+		ac.Host = func(o lsp.Options) (adapter.LocalServers, error) {
+			return serverhost.NewClient(o, serverhost.Config{Logger: log})
+		}
+	}
+	return ac, nil
 }
 
 // off carries a configured value to the Go API for the keys whose 0 the

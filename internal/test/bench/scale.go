@@ -160,7 +160,7 @@ func concurrentRows(ctx context.Context, w *Workspace, root string, t *Target, n
 	}
 	right, lat, wall, why := run(n * len(args))
 	procs := 0
-	for _, s := range st.Adapter.Manager().Servers() {
+	for _, s := range st.Adapter.Local().Servers() {
 		if s.PID > 0 {
 			procs++
 		}

@@ -50,7 +50,10 @@ func NewEnv(t testing.TB) *Env {
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
 		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
 		MarkVar:           e.Mark,
-		"NO_COLOR":        "1",
+		// Each acp-lsp process keeps its own servers, so a test sees only
+		// the servers it started; the tests of the server host turn it on.
+		"ACP_LSP_LOCAL_SHARED": "false",
+		"NO_COLOR":             "1",
 	}
 	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR"} {
 		if err := os.MkdirAll(set[k], 0o700); err != nil {

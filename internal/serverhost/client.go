@@ -1,0 +1,407 @@
+package serverhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/acp-lsp/acp-lsp/adapter"
+	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// Config configures a Client.
+type Config struct {
+	// Executable is the acp-lsp binary that runs the host (`acp-lsp
+	// host`); empty means os.Executable().
+	Executable string
+	// Identity is the build identity the host must share; empty means
+	// Identity().
+	Identity string
+	// Dir is the folder of the host's socket; empty means
+	// Dir(os.Getenv).
+	Dir string
+	// Idle is the host's grace after its last client left, given to a
+	// host this client starts (DefaultIdleGrace when zero).
+	Idle time.Duration
+	// Logger receives the client's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrHostGone: the host ended (killed, crashed) while a call was open; the
+// call's outcome is not known. The next call starts a new host.
+var ErrHostGone = errors.New("the shared language-server host ended during the call")
+
+// Client is one acp-lsp process's access to the shared server host: the
+// adapter's local servers (adapter.LocalServers), served by the host's
+// servers for the client's profile (lsp.Options) and roots. It starts the
+// host on the first call that needs a server, and a new one when the
+// host it used is gone. Its methods are safe for concurrent use.
+type Client struct {
+	cfg  Config
+	log  *slog.Logger
+	prof profile
+	// survey walks workspaces here, with the same registry and PATH as
+	// the host's Manager would; it never starts a server.
+	survey *lsp.Manager
+	ids    atomic.Uint64
+
+	dialMu sync.Mutex // one dial (and host start) at a time
+
+	mu     sync.Mutex
+	conn   *jsonrpc2.Conn
+	roots  []string
+	subs   map[int]chan lsp.DiagnosticsEvent
+	subID  int
+	closed bool
+}
+
+// NewClient returns a Client for the local servers opts describe; it
+// connects to (or starts) the host on first use. opts.Connect cannot
+// cross a process boundary and is refused.
+func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
+	if opts.Connect != nil {
+		return nil, errors.New("server host: lsp.Options.Connect runs servers in process; it cannot be shared")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Executable == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("server host: %w", err)
+		}
+		cfg.Executable = exe
+	}
+	if cfg.Identity == "" {
+		id, err := identityOf(cfg.Executable)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Identity = id
+	}
+	if cfg.Dir == "" {
+		dir, err := Dir(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Dir = dir
+	} else if err := checkDir(cfg.Dir, os.Getuid()); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, log: cfg.Logger, prof: profileOf(opts, os.Environ()), subs: map[int]chan lsp.DiagnosticsEvent{}}
+	sopts := c.prof.options()
+	sopts.Logger = cfg.Logger
+	m, err := lsp.NewManager(sopts)
+	if err != nil {
+		return nil, fmt.Errorf("server host: %w", err)
+	}
+	c.survey = m
+	for _, r := range opts.Roots {
+		if err := c.AddRoot(r); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Client) place() place { return place{dir: c.cfg.Dir, id: c.cfg.Identity} }
+
+// session returns the connection to the host, connecting when there is
+// none (and, with start, starting the host when none runs). It returns
+// nil and no error when no host runs and start is false.
+func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error) {
+	c.mu.Lock()
+	conn, closed := c.conn, c.closed
+	c.mu.Unlock()
+	if closed {
+		return nil, lsp.ErrClosed
+	}
+	if conn != nil {
+		return conn, nil
+	}
+	c.dialMu.Lock()
+	defer c.dialMu.Unlock()
+	c.mu.Lock()
+	conn = c.conn
+	c.mu.Unlock()
+	if conn != nil {
+		return conn, nil
+	}
+	uc, err := dial(ctx, c.place().socket())
+	if err != nil {
+		if !start {
+			return nil, nil
+		}
+		uc, err = startHost(ctx, c.place(), c.cfg.Executable, c.cfg.Idle, c.log)
+		if err != nil {
+			return nil, err
+		}
+	}
+	conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
+	c.mu.Lock()
+	roots := slices.Clone(c.roots)
+	c.mu.Unlock()
+	var res helloResult
+	if err := conn.Call(ctx, mHello, helloParams{Identity: c.cfg.Identity, PID: os.Getpid(), Profile: c.prof, Roots: roots}, &res); err != nil {
+		conn.Close()
+		var re *jsonrpc2.Error
+		if errors.As(err, &re) {
+			return nil, fmt.Errorf("server host: %w", decodeError(re))
+		}
+		return nil, fmt.Errorf("server host: hello: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.Close()
+		return nil, lsp.ErrClosed
+	}
+	// Roots added while hello was on its way are told now.
+	for _, r := range c.roots {
+		if !slices.Contains(roots, r) {
+			conn.Notify(ctx, mAddRoot, pathParams{Path: r})
+		}
+	}
+	c.conn = conn
+	go func() {
+		<-conn.DisconnectNotify()
+		c.mu.Lock()
+		if c.conn == conn {
+			c.conn = nil
+		}
+		c.mu.Unlock()
+	}()
+	c.log.Info("connected to the server host", "pid", res.PID)
+	return conn, nil
+}
+
+// handle receives the host's diagnostics.
+func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	if req.Method != nDiagnostics || req.Params == nil {
+		return nil, nil
+	}
+	var ev lsp.DiagnosticsEvent
+	if err := json.Unmarshal(*req.Params, &ev); err != nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ch := range c.subs {
+		select {
+		case ch <- ev:
+		default:
+		}
+	}
+	return nil, nil
+}
+
+// call calls method on the host. When the host is gone before the answer
+// (killed, crashed), a call that changes nothing on disk is made once
+// more on a new host; any other fails with ErrHostGone.
+func (c *Client) call(ctx context.Context, method string, params, result any, start, retry bool) error {
+	for attempt := 0; ; attempt++ {
+		conn, err := c.session(ctx, start)
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if conn == nil {
+			return errNoHost
+		}
+		id := c.ids.Add(1)
+		err = conn.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
+		var re *jsonrpc2.Error
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &re):
+			return decodeError(re)
+		case ctx.Err() != nil:
+			conn.Notify(context.Background(), mCancel, cancelParams{ID: id})
+			return ctx.Err()
+		}
+		// The connection broke: the host is gone.
+		conn.Close()
+		c.mu.Lock()
+		if c.conn == conn {
+			c.conn = nil
+		}
+		c.mu.Unlock()
+		if !retry || attempt > 0 {
+			return fmt.Errorf("%s: %w (%v); ask again: the next call starts a new host", method, ErrHostGone, err)
+		}
+		c.log.Warn("the server host went away; asking a new one", "method", method, "err", err)
+	}
+}
+
+// errNoHost: no host runs and the call does not start one.
+var errNoHost = errors.New("no server host")
+
+// AddRoot adds a workspace root, as lsp.Manager.AddRoot.
+func (c *Client) AddRoot(root string) error {
+	abs, err := edit.RootDir(root)
+	if err != nil {
+		return fmt.Errorf("add root: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if slices.Contains(c.roots, abs) {
+		return nil
+	}
+	c.roots = append(c.roots, abs)
+	if c.conn != nil {
+		// A notification, read by the host in order: in force for
+		// every call sent after it.
+		c.conn.Notify(context.Background(), mAddRoot, pathParams{Path: abs})
+	}
+	return nil
+}
+
+// writes reports whether an LSP request may change files (a command's
+// edits are applied by the server's workspace/applyEdit): it is not made
+// twice when the host dies during it.
+func writes(method string) bool { return method == "workspace/executeCommand" }
+
+// Request is lsp.Manager.Request, through the host.
+func (c *Client) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params}, &raw, true, !writes(method))
+	return raw, err
+}
+
+// Diagnostics is lsp.Manager.Diagnostics, through the host.
+func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error) {
+	var rep lsp.DiagnosticsReport
+	if err := c.call(ctx, mDiagnostics, diagnosticsParams{Paths: paths, Timeout: opts.Timeout, Settle: opts.Settle}, &rep, true, true); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// quiet makes a call that starts no host: with none running there is no
+// server to tell.
+func (c *Client) quiet(ctx context.Context, method string, params any) error {
+	err := c.call(ctx, method, params, nil, false, true)
+	if errors.Is(err, errNoHost) {
+		return nil
+	}
+	return err
+}
+
+// FileChanged is lsp.Manager.FileChanged, through the host.
+func (c *Client) FileChanged(ctx context.Context, paths ...string) error {
+	return c.quiet(ctx, mFileChanged, pathsParams{Paths: paths})
+}
+
+// FileSaved is lsp.Manager.FileSaved, through the host.
+func (c *Client) FileSaved(ctx context.Context, path string) error {
+	return c.quiet(ctx, mFileSaved, pathParams{Path: path})
+}
+
+// FileRenamed is lsp.Manager.FileRenamed, through the host.
+func (c *Client) FileRenamed(ctx context.Context, oldPath, newPath string) error {
+	return c.quiet(ctx, mFileRenamed, renameParams{Old: oldPath, New: newPath})
+}
+
+// WillRenameFile is lsp.Manager.WillRenameFile, through the host.
+func (c *Client) WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := c.call(ctx, mWillRenameFile, renameParams{Old: oldPath, New: newPath}, &raw, true, true)
+	return raw, err
+}
+
+// Prewarm is lsp.Manager.Prewarm, through the host.
+func (c *Client) Prewarm(ctx context.Context, path string) error {
+	return c.call(ctx, mPrewarm, pathParams{Path: path}, nil, true, true)
+}
+
+// Restart is lsp.Manager.Restart, through the host. Restarting by name
+// restarts that server for every client of the profile.
+func (c *Client) Restart(ctx context.Context, name, path string) error {
+	return c.call(ctx, mRestart, restartParams{Name: name, Path: path}, nil, true, true)
+}
+
+// Servers is lsp.Manager.Servers for the servers of the client's roots
+// (none while no host runs).
+func (c *Client) Servers() []lsp.ServerStatus {
+	var out []lsp.ServerStatus
+	if err := c.call(context.Background(), mServers, nil, &out, false, true); err != nil {
+		return []lsp.ServerStatus{}
+	}
+	return out
+}
+
+// WatchStatus is lsp.Manager.WatchStatus of the host's Manager.
+func (c *Client) WatchStatus() lsp.WatchStatus {
+	var ws lsp.WatchStatus
+	if err := c.call(context.Background(), mWatchStatus, nil, &ws, false, true); err != nil {
+		return c.survey.WatchStatus() // "pending" or "off", as before any server
+	}
+	return ws
+}
+
+// Survey is lsp.Manager.Survey, walked in this process.
+func (c *Client) Survey(root string, keep int) *lsp.Survey { return c.survey.Survey(root, keep) }
+
+// Status asks the host about itself, starting none.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.call(ctx, mStatus, nil, &st, false, true)
+	return st, err
+}
+
+// Subscribe is lsp.Manager.Subscribe: the diagnostics the host's servers
+// publish for files under the client's roots, across host restarts.
+func (c *Client) Subscribe(buf int) (<-chan lsp.DiagnosticsEvent, func()) {
+	ch := make(chan lsp.DiagnosticsEvent, max(buf, 1))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	id := c.subID
+	c.subID++
+	c.subs[id] = ch
+	return ch, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if ch, ok := c.subs[id]; ok {
+			delete(c.subs, id)
+			close(ch)
+		}
+	}
+}
+
+// Close leaves the host (whose servers stay for its other clients) and
+// ends the subscriptions. Later calls return lsp.ErrClosed.
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return lsp.ErrClosed
+	}
+	c.closed = true
+	conn := c.conn
+	c.conn = nil
+	for id, ch := range c.subs {
+		delete(c.subs, id)
+		close(ch)
+	}
+	c.mu.Unlock()
+	if conn != nil {
+		conn.Close()
+	}
+	return c.survey.Close(ctx)
+}
+
+var _ adapter.LocalServers = (*Client)(nil)
