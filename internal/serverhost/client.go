@@ -147,7 +147,7 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 			return nil, err
 		}
 	}
-	conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle))
+	conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(rpcLog{c.log}))
 	c.mu.Lock()
 	roots := slices.Clone(c.roots)
 	c.mu.Unlock()
@@ -352,10 +352,12 @@ func (c *Client) WatchStatus() lsp.WatchStatus {
 // Survey is lsp.Manager.Survey, walked in this process.
 func (c *Client) Survey(root string, keep int) *lsp.Survey { return c.survey.Survey(root, keep) }
 
-// Status asks the host about itself, starting none.
-func (c *Client) Status(ctx context.Context) (Status, error) {
+// Status asks the host about itself, starting none; it answers once at
+// least calls calls (its own included) are open in the host, or when ctx
+// ends.
+func (c *Client) Status(ctx context.Context, calls int) (Status, error) {
 	var st Status
-	err := c.call(ctx, mStatus, nil, &st, false, true)
+	err := c.call(ctx, mStatus, statusParams{Calls: calls}, &st, false, true)
 	return st, err
 }
 

@@ -40,6 +40,10 @@ type HostConfig struct {
 	Idle time.Duration
 	// Logger receives the host's logs; nil discards them.
 	Logger *slog.Logger
+	// OnLeave, when set, is called with a client's pid once its
+	// connection ended and everything the host held for it (calls,
+	// diagnostics stream, its share of a profile) was released.
+	OnLeave func(pid int)
 }
 
 // host is one running server host: one lsp.Manager per profile, shared by
@@ -56,6 +60,9 @@ type host struct {
 	clients  map[*hostClient]bool
 	idle     *time.Timer
 	wg       sync.WaitGroup
+	// changed is closed and replaced when a call starts or ends, so a
+	// status that waits for calls wakes on the change, not on a timer.
+	changed chan struct{}
 }
 
 // shared is one profile's Manager and how many clients use it.
@@ -76,7 +83,7 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &host{cfg: cfg, log: cfg.Logger, uid: os.Getuid(), quit: make(chan struct{}),
-		profiles: map[string]*shared{}, clients: map[*hostClient]bool{}}
+		profiles: map[string]*shared{}, clients: map[*hostClient]bool{}, changed: make(chan struct{})}
 	if cfg.Socket != "" {
 		h.sock, _ = os.Stat(cfg.Socket)
 	}
@@ -191,13 +198,14 @@ type hostClient struct {
 	key      string
 	unsub    func()
 	inflight map[uint64]context.CancelFunc
+	calls    sync.WaitGroup // the goroutines answering its calls
 	pid      int
 }
 
 func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	cctx, stop := context.WithCancel(ctx)
 	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}}
-	conn := jsonrpc2.NewConn(cctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{}), hc)
+	conn := jsonrpc2.NewConn(cctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{}), hc, jsonrpc2.SetLogger(rpcLog{h.log}))
 	hc.conn = conn
 	h.mu.Lock()
 	h.clients[hc] = true
@@ -216,6 +224,7 @@ func (h *host) open(ctx context.Context, c *net.UnixConn) {
 // own idle teardown).
 func (hc *hostClient) leave() {
 	hc.stop()
+	hc.calls.Wait()
 	hc.mu.Lock()
 	unsub, sh := hc.unsub, hc.sh
 	hc.unsub, hc.sh = nil, nil
@@ -234,6 +243,9 @@ func (hc *hostClient) leave() {
 		h.armIdle(false)
 	}
 	h.log.Info("client left", "pid", hc.pid, "clients", len(h.clients))
+	if h.cfg.OnLeave != nil {
+		h.cfg.OnLeave(hc.pid)
+	}
 }
 
 // Handle implements jsonrpc2.Handler. Notifications (addRoot, cancel) are
@@ -262,15 +274,17 @@ func (hc *hostClient) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrp
 	ctx, cancel := context.WithCancel(hc.ctx)
 	hc.mu.Lock()
 	hc.inflight[req.ID.Num] = cancel
+	hc.calls.Add(1)
 	hc.mu.Unlock()
-	hc.h.wg.Add(1)
+	hc.h.change()
 	go func() {
-		defer hc.h.wg.Done()
+		defer hc.calls.Done()
 		defer func() {
 			hc.mu.Lock()
 			delete(hc.inflight, req.ID.Num)
 			hc.mu.Unlock()
 			cancel()
+			hc.h.change()
 		}()
 		res, err := hc.serve(ctx, conn, req)
 		if err != nil {
@@ -309,7 +323,13 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 		return hc.hello(conn, p)
 	}
 	if req.Method == mStatus {
-		return hc.h.status(), nil
+		var p statusParams
+		if req.Params != nil {
+			if err := unmarshal(req.Params, &p); err != nil {
+				return nil, err
+			}
+		}
+		return hc.h.status(ctx, p.Calls)
 	}
 	m, err := hc.manager()
 	if err != nil {
@@ -518,8 +538,34 @@ func (hc *hostClient) servers(m *lsp.Manager) []lsp.ServerStatus {
 	return out
 }
 
-func (h *host) status() Status {
+// change wakes the status calls waiting for a number of calls.
+func (h *host) change() {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return Status{PID: os.Getpid(), Clients: len(h.clients), Profiles: len(h.profiles)}
+	close(h.changed)
+	h.changed = make(chan struct{})
+	h.mu.Unlock()
+}
+
+// status says what the host holds, once at least calls calls are open
+// (this one included) or ctx ends.
+func (h *host) status(ctx context.Context, calls int) (Status, error) {
+	for {
+		h.mu.Lock()
+		st := Status{PID: os.Getpid(), Clients: len(h.clients), Profiles: len(h.profiles)}
+		for hc := range h.clients {
+			hc.mu.Lock()
+			st.Calls += len(hc.inflight)
+			hc.mu.Unlock()
+		}
+		changed := h.changed
+		h.mu.Unlock()
+		if st.Calls >= calls {
+			return st, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+	}
 }

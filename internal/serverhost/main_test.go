@@ -20,6 +20,7 @@ import (
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"go.uber.org/goleak"
 )
 
 // The test binary plays acp-lsp: run as `host …` it is the server host
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(clientEnv) != "" {
 		os.Exit(clientMain())
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 func hostMain(args []string) int {

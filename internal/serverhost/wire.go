@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -145,6 +147,11 @@ type surveyParams struct {
 	Keep int    `json:"keep"`
 }
 
+// statusParams ask for the status once at least Calls calls are open.
+type statusParams struct {
+	Calls int `json:"calls,omitempty"`
+}
+
 type cancelParams struct {
 	ID uint64 `json:"id"`
 }
@@ -156,6 +163,8 @@ type Status struct {
 	// Profiles counts the distinct server profiles in use (each has its
 	// own servers).
 	Profiles int `json:"profiles"`
+	// Calls counts the calls being answered (this one included).
+	Calls int `json:"calls"`
 }
 
 // Error kinds carried in an error's data, so the client gives back an
@@ -306,3 +315,9 @@ func decodeError(e *jsonrpc2.Error) error {
 	}
 	return out
 }
+
+// rpcLog passes jsonrpc2's own messages (a connection reset when a peer
+// ends, chiefly) to the debug log instead of the process's stderr.
+type rpcLog struct{ log *slog.Logger }
+
+func (l rpcLog) Printf(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }
