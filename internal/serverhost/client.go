@@ -89,14 +89,10 @@ func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
 		}
 		cfg.Identity = id
 	}
-	if cfg.Dir == "" {
-		dir, err := Dir(os.Getenv)
-		if err != nil {
+	if cfg.Dir != "" {
+		if err := checkDir(cfg.Dir, os.Getuid()); err != nil {
 			return nil, err
 		}
-		cfg.Dir = dir
-	} else if err := checkDir(cfg.Dir, os.Getuid()); err != nil {
-		return nil, err
 	}
 	c := &Client{cfg: cfg, log: cfg.Logger, prof: profileOf(opts, os.Environ()), subs: map[int]chan lsp.DiagnosticsEvent{}}
 	sopts := c.prof.options()
@@ -114,7 +110,23 @@ func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
 	return c, nil
 }
 
-func (c *Client) place() place { return place{dir: c.cfg.Dir, id: c.cfg.Identity} }
+// place names the host's files. The folder is made (and checked) the
+// first time a host is to be started, so a process that never needs a
+// server leaves no trace; without start, a missing folder means no host.
+func (c *Client) place(start bool) (place, error) {
+	dir := c.cfg.Dir
+	if dir == "" {
+		dir = dirPath(os.Getenv)
+		if _, err := os.Lstat(dir); err != nil && !start {
+			return place{}, errNoHost
+		}
+		var err error
+		if dir, err = Dir(os.Getenv); err != nil {
+			return place{}, err
+		}
+	}
+	return place{dir: dir, id: c.cfg.Identity}, nil
+}
 
 // session returns the connection to the host, connecting when there is
 // none (and, with start, starting the host when none runs). It returns
@@ -137,12 +149,19 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 	if conn != nil {
 		return conn, nil
 	}
-	uc, err := dial(ctx, c.place().socket())
+	pl, err := c.place(start)
+	if errors.Is(err, errNoHost) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	uc, err := dial(ctx, pl.socket())
 	if err != nil {
 		if !start {
 			return nil, nil
 		}
-		uc, err = startHost(ctx, c.place(), c.cfg.Executable, c.cfg.Idle, c.log)
+		uc, err = startHost(ctx, pl, c.cfg.Executable, c.cfg.Idle, c.log)
 		if err != nil {
 			return nil, err
 		}
@@ -242,6 +261,9 @@ func (c *Client) call(ctx context.Context, method string, params, result any, st
 		c.log.Warn("the server host went away; asking a new one", "method", method, "err", err)
 	}
 }
+
+// joinTimeout bounds joining a running host from Subscribe.
+const joinTimeout = 10 * time.Second
 
 // errNoHost: no host runs and the call does not start one.
 var errNoHost = errors.New("no server host")
@@ -362,18 +384,27 @@ func (c *Client) Status(ctx context.Context, calls int) (Status, error) {
 }
 
 // Subscribe is lsp.Manager.Subscribe: the diagnostics the host's servers
-// publish for files under the client's roots, across host restarts.
+// publish for files under the client's roots, across host restarts. When
+// a host runs already, the client joins it now, so what servers other
+// processes started publish about its files reaches it before it asks
+// anything; otherwise it joins with its first call.
 func (c *Client) Subscribe(buf int) (<-chan lsp.DiagnosticsEvent, func()) {
 	ch := make(chan lsp.DiagnosticsEvent, max(buf, 1))
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.closed {
+		c.mu.Unlock()
 		close(ch)
 		return ch, func() {}
 	}
 	id := c.subID
 	c.subID++
 	c.subs[id] = ch
+	c.mu.Unlock()
+	// Bounded: a host that took the connection and never answers must
+	// not hold the subscriber (the adapter's Run) for good.
+	ctx, cancel := context.WithTimeout(context.Background(), joinTimeout)
+	c.session(ctx, false)
+	cancel()
 	return ch, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()

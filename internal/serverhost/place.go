@@ -56,12 +56,7 @@ var ErrUnsafeDir = errors.New("server host folder is not the user's own")
 // anything else is refused with ErrUnsafeDir, never repaired, as someone
 // else may have made it to catch the user's traffic.
 func Dir(getenv func(string) string) (string, error) {
-	base := getenv("XDG_RUNTIME_DIR")
-	name := "acp-lsp"
-	if base == "" || !filepath.IsAbs(base) {
-		base, name = os.TempDir(), "acp-lsp-"+strconv.Itoa(os.Getuid())
-	}
-	dir := filepath.Join(base, name)
+	dir := dirPath(getenv)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("server host folder: %w", err)
 	}
@@ -69,6 +64,16 @@ func Dir(getenv func(string) string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// dirPath is the folder Dir makes.
+func dirPath(getenv func(string) string) string {
+	base := getenv("XDG_RUNTIME_DIR")
+	name := "acp-lsp"
+	if base == "" || !filepath.IsAbs(base) {
+		base, name = os.TempDir(), "acp-lsp-"+strconv.Itoa(os.Getuid())
+	}
+	return filepath.Join(base, name)
 }
 
 // checkDir refuses dir unless it is a folder owned by uid that only its

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
@@ -71,6 +72,11 @@ func TestSharedServers(t *testing.T) {
 					pids[pid] = true
 				}
 			}
+			var rss int64
+			for pid := range pids {
+				rss += proctest.RSS(pid)
+			}
+			t.Logf("%d gopls processes, %d MiB resident together", len(pids), rss>>20)
 			if len(pids) != tc.servers {
 				t.Errorf("gopls processes %v, want %d", slices.Collect(mapsKeys(pids)), tc.servers)
 			}

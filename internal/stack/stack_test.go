@@ -12,6 +12,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/component"
 	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/internal/serverhost"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -378,5 +379,22 @@ func TestBuildErrors(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSharedServersConfig: local.shared puts the adapter's servers in the
+// user's server host where the platform has one; off, they run in the
+// process.
+func TestSharedServersConfig(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		cfg := config.Defaults()
+		cfg.Local.Shared = shared
+		ac, err := AdapterConfig(cfg, discard, Options{Environ: environ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := shared && serverhost.Supported; (ac.Host != nil) != want {
+			t.Errorf("local.shared = %v: host used %v, want %v", shared, ac.Host != nil, want)
+		}
 	}
 }
