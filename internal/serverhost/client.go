@@ -156,28 +156,39 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 	if err != nil {
 		return nil, err
 	}
-	uc, err := dial(ctx, pl.socket())
-	if err != nil {
-		if !start {
-			return nil, nil
-		}
-		uc, err = startHost(ctx, pl, c.cfg.Executable, c.cfg.Idle, c.log)
+	var (
+		res  helloResult
+		told []string
+	)
+	// Twice: a host ending after its idle grace may take the connection
+	// and close it unanswered; then a new host is started.
+	for attempt := 0; ; attempt++ {
+		uc, err := dial(ctx, pl.socket())
 		if err != nil {
-			return nil, err
+			if !start {
+				return nil, nil
+			}
+			if uc, err = startHost(ctx, pl, c.cfg.Executable, c.cfg.Idle, c.log); err != nil {
+				return nil, err
+			}
 		}
-	}
-	conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(rpcLog{c.log}))
-	c.mu.Lock()
-	roots := slices.Clone(c.roots)
-	c.mu.Unlock()
-	var res helloResult
-	if err := conn.Call(ctx, mHello, helloParams{Identity: c.cfg.Identity, PID: os.Getpid(), Profile: c.prof, Roots: roots}, &res); err != nil {
+		conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(rpcLog{c.log}))
+		c.mu.Lock()
+		roots := slices.Clone(c.roots)
+		c.mu.Unlock()
+		err = conn.Call(ctx, mHello, helloParams{Identity: c.cfg.Identity, PID: os.Getpid(), Profile: c.prof, Roots: roots}, &res)
+		if err == nil {
+			told = roots
+			break
+		}
 		conn.Close()
 		var re *jsonrpc2.Error
 		if errors.As(err, &re) {
 			return nil, fmt.Errorf("server host: %w", decodeError(re))
 		}
-		return nil, fmt.Errorf("server host: hello: %w", err)
+		if attempt > 0 || ctx.Err() != nil {
+			return nil, fmt.Errorf("server host: hello: %w", err)
+		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -185,9 +196,10 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 		conn.Close()
 		return nil, lsp.ErrClosed
 	}
-	// Roots added while hello was on its way are told now.
+	// Roots added while hello was on its way are told now (telling one
+	// twice is harmless).
 	for _, r := range c.roots {
-		if !slices.Contains(roots, r) {
+		if !slices.Contains(told, r) {
 			conn.Notify(ctx, mAddRoot, pathParams{Path: r})
 		}
 	}

@@ -306,3 +306,34 @@ func TestClientKilledMidCall(t *testing.T) {
 		t.Errorf("the servers after a client was killed: %v", err)
 	}
 }
+
+// TestHostEndsWithItsLastClient: a host ends (with its servers) once its
+// last client left and its grace ran out (none here), and the next call
+// starts a new one.
+func TestHostEndsWithItsLastClient(t *testing.T) {
+	dir := hostDir(t)
+	root, file := goWorkspace(t)
+	servers := fakeServers(t, fakelsp.Script{})
+	open := func() *Client {
+		c, err := NewClient(lsp.Options{Roots: []string{root}, Servers: servers}, Config{Dir: dir, Executable: os.Args[0], Idle: -1})
+		must(t, err)
+		must(t, c.Prewarm(t.Context(), file))
+		return c
+	}
+	c := open()
+	hosts := hostPIDs(t, dir)
+	var procs []int
+	for _, st := range c.Servers() {
+		procs = append(procs, st.PID)
+	}
+	if len(hosts) != 1 || len(procs) != 1 {
+		t.Fatalf("hosts %v, servers %v; want one each", hosts, procs)
+	}
+	must(t, c.Close(t.Context()))
+	proctest.AwaitGone(t, append(procs, hosts...), 20*time.Second)
+	c = open()
+	defer c.Close(context.Background())
+	if h := hostPIDs(t, dir); len(h) != 1 || h[0] == hosts[0] {
+		t.Errorf("hosts %v after %d ended, want one new", h, hosts[0])
+	}
+}

@@ -96,6 +96,7 @@ func startHost(ctx context.Context, pl place, exe string, idle time.Duration, lo
 	cmd := exec.Command(exe, "host", "-socket", pl.socket(), "-identity", pl.id, "-idle", idle.String())
 	cmd.ExtraFiles = []*os.File{f}
 	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = "/" // not a folder of the editor's, which may go away
 	cmd.Env = append(os.Environ(), detachEnv+"=1")
 	if err := cmd.Run(); err != nil {
 		os.Remove(pl.socket())
