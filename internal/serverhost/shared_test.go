@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
-	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
@@ -74,7 +74,7 @@ func TestSharedServers(t *testing.T) {
 			}
 			var rss int64
 			for pid := range pids {
-				rss += proctest.RSS(pid)
+				rss += procfs.RSS(pid)
 			}
 			t.Logf("%d gopls processes, %d MiB resident together", len(pids), rss>>20)
 			if len(pids) != tc.servers {
