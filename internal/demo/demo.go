@@ -183,7 +183,7 @@ func Run(ctx context.Context, opts Options) (rep *Report, err error) {
 		}
 	}
 	rep.Workspace = ws
-	opts.Env = withWaitBudget(opts.Env)
+	opts.Env = append(withWaitBudget(opts.Env), ownServersVar+"=false")
 	printHeader(out, opts, rep)
 
 	ch, err := startChain(opts, ws)
@@ -241,6 +241,11 @@ const (
 	waitBudgetVar  = "ACP_LSP_DIAGNOSTICS_WAIT_BUDGET"
 	demoWaitBudget = "1m"
 )
+
+// ownServersVar is local.shared: the demo's acp-lsp runs its gopls
+// itself, so it ends with the demo (whose workspace is removed) instead
+// of staying in the user's server host. Last in the environment, it wins.
+const ownServersVar = "ACP_LSP_LOCAL_SHARED"
 
 // withWaitBudget returns env (nil: this process's) with the demo's
 // diagnostics wait budget unless env sets one.
