@@ -75,6 +75,9 @@ func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Idle == 0 {
+		cfg.Idle = DefaultIdleGrace
+	}
 	if cfg.Executable == "" {
 		exe, err := os.Executable()
 		if err != nil {
