@@ -218,9 +218,12 @@ func TestEditorDocsACPX(t *testing.T) {
 			cmd := exec.CommandContext(ctx, "sh", "-c", "exec "+line)
 			cmd.Dir = ws
 			// The first call starts gopls; on a busy machine its first
-			// diagnostics can take longer than the 5s default budget.
+			// diagnostics can take longer than the 5s default budget. The
+			// servers are acp-lsp's own (not the user's server host, which
+			// stays a minute after its last client), so that what the
+			// test started ends with it.
 			cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(acpx)+string(os.PathListSeparator)+path, "HOME="+t.TempDir(),
-				"ACP_LSP_DIAGNOSTICS_WAIT_BUDGET=2m")
+				"ACP_LSP_DIAGNOSTICS_WAIT_BUDGET=2m", "ACP_LSP_LOCAL_SHARED=false")
 			out, err := cmd.CombinedOutput()
 			cancel()
 			if err != nil {
