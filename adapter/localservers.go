@@ -14,7 +14,7 @@ import (
 // refused with lsp.ErrOutsideWorkspace.
 type LocalServers interface {
 	AddRoot(root string) error
-	Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error)
+	Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error)
 	FileChanged(ctx context.Context, paths ...string) error
 	FileSaved(ctx context.Context, path string) error

@@ -6,7 +6,6 @@
 package config
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
@@ -107,7 +106,8 @@ type Local struct {
 	EnvAllowlist []string `toml:"env_allowlist"`
 	// Shared runs the servers in the user's server host, shared by every
 	// acp-lsp process with the same server settings and environment
-	// (Linux); off, each process runs its own.
+	// (Linux only); off, each process runs its own. Off by default until
+	// the host has its memory budget and prewarm (issue 21).
 	Shared bool `toml:"shared"`
 }
 
@@ -228,7 +228,7 @@ func Defaults() Config {
 			MaxFileSize:       lsp.DefaultMaxFileSize,
 			Watch:             true,
 			WatchMaxDirs:      lsp.DefaultMaxWatchedDirs,
-			Shared:            runtime.GOOS == "linux",
+			Shared:            false,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",

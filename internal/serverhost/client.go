@@ -308,11 +308,18 @@ func (c *Client) AddRoot(root string) error {
 // twice when the host dies during it.
 func writes(method string) bool { return method == "workspace/executeCommand" }
 
+// Ask is lsp.Manager.Ask, through the host: the raw result and the
+// server's readiness when its answer was read.
+func (c *Client) Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
+	var res askResult
+	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params}, &res, true, !writes(method))
+	return lsp.Answer{Result: res.Result, Readiness: res.Readiness}, err
+}
+
 // Request is lsp.Manager.Request, through the host.
 func (c *Client) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
-	var raw json.RawMessage
-	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params}, &raw, true, !writes(method))
-	return raw, err
+	a, err := c.Ask(ctx, path, method, params)
+	return a.Result, err
 }
 
 // Diagnostics is lsp.Manager.Diagnostics, through the host.

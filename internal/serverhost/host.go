@@ -344,7 +344,11 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 		if err := hc.inside(p.Path); err != nil {
 			return nil, err
 		}
-		return m.Request(ctx, p.Path, p.Method, p.Params)
+		a, err := m.Ask(ctx, p.Path, p.Method, p.Params)
+		if err != nil {
+			return nil, err
+		}
+		return askResult{Result: a.Result, Readiness: a.Readiness}, nil
 	case mDiagnostics:
 		var p diagnosticsParams
 		if err := unmarshal(req.Params, &p); err != nil {

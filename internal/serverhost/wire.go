@@ -122,6 +122,13 @@ type requestParams struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
+// askResult is lsp.Answer on the wire: the server's raw result and its
+// readiness when the answer was read.
+type askResult struct {
+	Result    json.RawMessage `json:"result"`
+	Readiness lsp.Readiness   `json:"readiness"`
+}
+
 type diagnosticsParams struct {
 	Paths   []string      `json:"paths"`
 	Timeout time.Duration `json:"timeout,omitempty"`
