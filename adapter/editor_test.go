@@ -257,9 +257,10 @@ func TestInitializeAdvertisement(t *testing.T) {
 }
 
 // TestEditorPassthrough: an editor offering the raw passthrough (bare
-// spelling listed) gets the tool's native requests as they are, and its
-// server list appears in status; an LSP method its servers refuse
-// (-32601) is answered by gopls for that call.
+// spelling listed) gets the tool's native requests as they are (the
+// definition's enclosing-symbol lookup included), and its server list
+// appears in status; an LSP method its servers refuse (-32601) is
+// answered by gopls for that call.
 func TestEditorPassthrough(t *testing.T) {
 	peers.Require(t, "gopls")
 	root, main := goWorkspace(t)
@@ -283,6 +284,11 @@ func TestEditorPassthrough(t *testing.T) {
 				return reply{result: `{"contents":{"kind":"markdown","value":"PASSTHROUGH hover"}}`}
 			case "textDocument/definition":
 				return reply{result: fmt.Sprintf(`[{"uri":%q,"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}}}]`, uri)}
+			case "textDocument/documentSymbol":
+				// The tool names the symbol holding each place it lists
+				// (a top-level declaration: none); an editor's gopls
+				// answers this too.
+				return reply{result: `[]`}
 			}
 		}
 		return reply{code: -32601, msg: "unsupported"}
@@ -310,7 +316,7 @@ func TestEditorPassthrough(t *testing.T) {
 	if s := tc.adapter.Manager().Servers(); len(s) != 1 {
 		t.Errorf("local servers %+v, want gopls", s)
 	}
-	want := []string{"lsp/request", "lsp/request", "lsp/servers", "lsp/request"}
+	want := []string{"lsp/request", "lsp/request", "lsp/request", "lsp/servers", "lsp/request"}
 	if got := se.methods(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("editor was sent %v, want %v", got, want)
 	}
