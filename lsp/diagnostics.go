@@ -154,6 +154,26 @@ func (s *diagStore) bump() {
 	}
 }
 
+// entry returns the raw stored entry for uri, for put to restore.
+func (s *diagStore) entry(uri string) (diagEntry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[uri]
+	return e, ok
+}
+
+// put restores an entry taken by entry (deleting it when there was none),
+// without waking waiters: nothing new was said.
+func (s *diagStore) put(uri string, e diagEntry, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ok {
+		s.m[uri] = e
+	} else {
+		delete(s.m, uri)
+	}
+}
+
 func (s *diagStore) forget(uri string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -221,6 +241,26 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	path, err := edit.PathFromURI(m.URI)
 	if err == nil {
 		uri = edit.URIFromPath(path)
+	}
+	p.mu.Lock()
+	checking := p.checking
+	late := m.Version != nil && p.checkedVersions[uri] == v && v != 0
+	p.mu.Unlock()
+	switch {
+	case late || (checking != "" && checking != uri):
+		// A check's content (or, during a check, another document's
+		// report that may rest on it) is nobody's business: not stored,
+		// not told to subscribers (the tool's cache, the editor). The
+		// other documents are sent again before their next request.
+		return
+	case checking == uri:
+		// Stored for the check's own wait only (Manager.Check puts the
+		// entry back), never broadcast.
+		p.mu.Lock()
+		loading := p.readinessLocked().State != Ready
+		p.mu.Unlock()
+		p.diags.publish(uri, v, m.Version != nil, diags, loading)
+		return
 	}
 	// Subscribers see the event before any Diagnostics call it satisfies
 	// returns.

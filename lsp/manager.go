@@ -151,6 +151,9 @@ type Manager struct {
 	subs    map[int]chan DiagnosticsEvent
 	subID   int
 	closed  bool
+	// checkSent, when set (tests), runs once a check's edited content
+	// has gone to the server, before its diagnostics are awaited.
+	checkSent func()
 
 	watch watchSet
 
@@ -462,6 +465,8 @@ func (m *Manager) syncedDiagnostics(ctx context.Context, s *server, abs string, 
 		return startVerdict(fd, err)
 	}
 	m.syncDiskQuiet()
+	p.viewMu.RLock()
+	defer p.viewMu.RUnlock()
 	d, err := p.sync(abs)
 	if err != nil {
 		fd.Verdict, fd.Detail = Failed, err.Error()

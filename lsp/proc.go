@@ -61,6 +61,15 @@ type proc struct {
 	initDone chan struct{}
 
 	syncMu sync.Mutex // serialises document sync so versions go out in order
+	// viewMu keeps a check's edited content from every regular request:
+	// a request holds it shared from its sync until its answer, a check
+	// (Manager.Check) exclusively for its whole run.
+	viewMu sync.RWMutex
+	// checking is the URI whose edited content the server holds during a
+	// check, "" otherwise; checkedVersions is the last checked version per
+	// URI, whose late publishes are dropped (p.mu held for both).
+	checking        string
+	checkedVersions map[string]int32
 	// dirStamps are the folders of open documents as closeVanished last
 	// saw them (syncMu held).
 	dirStamps map[string]dirStamp

@@ -703,6 +703,8 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 		defer stop()
 	}
 	s.mgr.syncDiskQuiet()
+	p.viewMu.RLock()
+	defer p.viewMu.RUnlock()
 	d, err := p.sync(path)
 	if err != nil {
 		return nil, Readiness{}, err
