@@ -111,6 +111,9 @@ func (p *proc) checkText(ctx context.Context, s *server, d document, text string
 	}
 	diskText, pull := doc.text, doc.pull
 	entry, had := p.diags.entry(d.uri)
+	// The disk's report is no answer about the edit: without it a wait
+	// that ends early says Timeout, not Stale with the disk's list.
+	p.diags.forget(d.uri)
 	doc.version++
 	checked := document{uri: d.uri, version: doc.version, sentSeq: p.diags.current()}
 	doc.text, doc.pull = position.NewDocumentString(text), nil
