@@ -28,6 +28,8 @@ func (a *Adapter) serve(ctx context.Context, hop *proxy.Hop, method string, para
 		return a.servers(ctx, hop, method, params)
 	case lspext.Restart:
 		return a.restart(ctx, hop, params)
+	case lspext.Check:
+		return a.check(ctx, params)
 	}
 	if slices.Contains(referenceMethods, method) {
 		return a.reference(ctx, hop, method, params)

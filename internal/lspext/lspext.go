@@ -41,6 +41,7 @@ const (
 	Status           = "_lsp/status"
 	Restart          = "_lsp/restart"
 	FilesChanged     = "_lsp/filesChanged" // notification, agent side → upstream
+	Check            = "_lsp/check"
 )
 
 // ForwardToAgentMeta is the `_meta` key the adapter sets to true on an
@@ -410,6 +411,31 @@ func Clean(verdicts []ServerVerdict) bool {
 		fresh = fresh || v.Verdict == VerdictFresh
 	}
 	return fresh
+}
+
+// CheckParams are the params of Check: the file's diagnostics were its
+// content Text, waiting at most Wait milliseconds as in
+// DiagnosticReportParams. The disk is not written.
+type CheckParams struct {
+	URI  string `json:"uri"`
+	Text string `json:"text"`
+	Wait int    `json:"wait,omitempty"`
+}
+
+// WaitDuration is the wait p asks for, as DiagnosticReportParams'.
+func (p CheckParams) WaitDuration() time.Duration {
+	return DiagnosticReportParams{Wait: p.Wait}.WaitDuration()
+}
+
+// CheckResult is the result of Check: the diagnostics the content would
+// add and remove (raw LSP diagnostics, 0-based, UTF-16; Added's positions
+// are in the checked content, Removed's in the disk's), with a verdict per
+// server. Both lists are empty unless Clean(Servers): a check no server
+// answered fresh on is unknown, never clean.
+type CheckResult struct {
+	Added   json.RawMessage `json:"added"`
+	Removed json.RawMessage `json:"removed"`
+	Servers []ServerVerdict `json:"servers"`
 }
 
 // DiagnosticReportResult is the result of DiagnosticReport.
