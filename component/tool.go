@@ -181,7 +181,7 @@ func (c *Tool) SocketDir() string { return c.sockDir }
 // Input is the `lsp` tool's arguments. The jsonschema descriptions are what
 // the model reads.
 type Input struct {
-	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, definition, type_definition, implementation, declaration, references, impact, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
+	Action string `json:"action" jsonschema:"what to do. Read: diagnostics, check, definition, type_definition, implementation, declaration, references, impact, hover, signature_help, symbols, call_hierarchy, type_hierarchy, code_actions, capabilities, status, servers. Change (asks the user first): rename, rename_file, code_actions with apply, format, restart, request."`
 	File   string `json:"file,omitempty" jsonschema:"file path relative to the workspace (or absolute inside it or in one of the session's additional directories). For diagnostics also a glob (src/**/*.go) or * for the whole workspace."`
 	Line   int    `json:"line,omitempty" jsonschema:"1-based line number of the position, as shown by the lsp tool or a file read."`
 	Symbol string `json:"symbol,omitempty" jsonschema:"the identifier at the position: with line, the name as written on that line (name#2 = its second occurrence on the line); without line, a symbol name looked up in the workspace (ambiguous names list the candidates). Prefer this to column."`
@@ -196,6 +196,9 @@ type Input struct {
 	Direction string `json:"direction,omitempty" jsonschema:"call_hierarchy: incoming (callers, default) or outgoing (callees); type_hierarchy: supertypes (default) or subtypes."`
 	Depth     int    `json:"depth,omitempty" jsonschema:"impact: how many levels of callers to walk up (default 2, at most 5)."`
 
+	OldText string `json:"old_text,omitempty" jsonschema:"check: the text the edit replaces, exactly as in the file and occurring once."`
+	NewText string `json:"new_text,omitempty" jsonschema:"check: the replacement of old_text, or without old_text the file's whole new content. Nothing is written: the answer lists the diagnostics (type errors, warnings) the edit adds and removes."`
+
 	NewName            string `json:"new_name,omitempty" jsonschema:"rename: the new identifier; rename_file: the new path relative to the workspace."`
 	Apply              bool   `json:"apply,omitempty" jsonschema:"rename, rename_file, format, code_actions: write the change (after the user allows it). Without it you get a preview diff and nothing changes."`
 	ActionIndex        int    `json:"index,omitempty" jsonschema:"code_actions with apply: the 1-based number of the action from the list."`
@@ -209,13 +212,13 @@ type Input struct {
 	Limit  int `json:"limit,omitempty" jsonschema:"paging: at most this many results (default 50, acp-lsp's tool.page_size)."`
 }
 
-const toolDescription = `Language server (LSP) answers for this workspace: compile and type errors, warnings (diagnostics); go to definition, type definition, implementation; find references; impact (what a change breaks); hover (type, docs); signature help; file and workspace symbols; call hierarchy (callers, callees), type hierarchy; code actions; rename, format.
+const toolDescription = `Language server (LSP) answers for this workspace: compile and type errors, warnings (diagnostics); go to definition, type definition, implementation; find references; impact (what a change breaks); check (errors an edit would add or fix, unwritten); hover (type, docs); signature help; file and workspace symbols; call hierarchy (callers, callees), type hierarchy; code actions; rename, format.
 
-Use it instead of grep to find where a name is defined or used: it knows the language, no false matches in comments or other scopes. Check diagnostics after edits.
+Use it instead of grep to find where a name is defined or used: no false matches in comments or other scopes. Check diagnostics after edits.
 
 Positions: file + line (1-based) + symbol, the identifier as written on that line; name#2 is its second occurrence there. column (1-based, characters) is a fallback. A symbol without line is looked up in the workspace.
 
-Results: workspace-relative path:line:col, enclosing symbol, source line. Diagnostics say per server whether they are fresh for the current content.
+Results: workspace-relative path:line:col, enclosing symbol, source line. Diagnostics say per server if they are fresh.
 
 rename, rename_file, format and code_actions with apply=true change files after asking the user; without apply they return a preview diff (code_actions: the list of actions).`
 
@@ -399,6 +402,8 @@ func (s *Session) call(ctx context.Context, in Input) (*answer, error) {
 		return s.references(ctx, in)
 	case "impact":
 		return s.impact(ctx, in)
+	case "check":
+		return s.check(ctx, in)
 	case "hover":
 		return s.hover(ctx, in)
 	case "signature_help":

@@ -1,0 +1,190 @@
+package component
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/regfile"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+)
+
+// Checker is the optional Backend method behind the check action: the
+// diagnostics uri would gain and lose with text as its content, without
+// the disk, the editor or the diagnostics cache seeing text. wait is as
+// DiagnosticReport's.
+type Checker interface {
+	Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error)
+}
+
+var _ Checker = (*Wire)(nil)
+
+// Check implements Checker through _lsp/check.
+func (w *Wire) Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error) {
+	raw, err := w.call(ctx, lspext.Check, lspext.CheckParams{URI: uri, Text: text, Wait: lspext.WaitMillis(wait)})
+	if err != nil {
+		return nil, err
+	}
+	var res lspext.CheckResult
+	if err := decodeResult(lspext.Check, raw, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Check implements Checker when the wrapped Backend does.
+func (m marking) Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error) {
+	c, ok := m.b.(Checker)
+	if !ok {
+		return nil, errors.New("check: this backend cannot check an edit without writing it")
+	}
+	r, err := c.Check(ctx, uri, text, wait)
+	return r, upstream(err)
+}
+
+// check answers the check action: the diagnostics a proposed edit of a
+// file (old_text → new_text, or new_text as the whole content) would add
+// and remove. Nothing is written; the result is stored in no cache.
+func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
+	p, exists, err := s.resolveExists(in.File)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	if !exists {
+		return nil, fmt.Errorf("check: %s does not exist", in.File)
+	}
+	b, _, err := regfile.Read(p, 0)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	disk := string(b)
+	text, err := editedText(disk, in.OldText, in.NewText)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	c, ok := s.c.backend.(Checker)
+	if !ok {
+		return nil, errors.New("check: this backend cannot check an edit without writing it")
+	}
+	uri := edit.URIFromPath(p)
+	res, err := c.Check(ctx, uri, text, s.cfg.DiagnosticsWait)
+	if err != nil {
+		return nil, err
+	}
+	rel := relPath(s.Root, p)
+	added, aerr := checkLines(rel, "+ ", res.Added, text)
+	removed, rerr := checkLines(rel, "- ", res.Removed, disk)
+	if err := cmp.Or(aerr, rerr); err != nil {
+		return nil, fmt.Errorf("check of %s: malformed answer: %w", rel, err)
+	}
+	var out strings.Builder
+	clean := lspext.Clean(res.Servers)
+	if clean {
+		fmt.Fprintf(&out, "check of %s (nothing written): %d added, %d removed\n", rel, len(added), len(removed))
+		for _, l := range append(added, removed...) {
+			out.WriteString(l + "\n")
+		}
+	} else {
+		fmt.Fprintf(&out, "check of %s (nothing written): unknown, no server answered fresh on the edit; not known to be clean\n", rel)
+	}
+	var verdicts []string
+	for _, v := range res.Servers {
+		line := v.Server + ": " + v.Verdict
+		if v.Detail != "" {
+			line += " (" + v.Detail + ")"
+		}
+		verdicts = append(verdicts, line)
+	}
+	if len(verdicts) == 0 {
+		verdicts = []string{"no language server answered for this file"}
+	}
+	out.WriteString("servers: " + strings.Join(verdicts, "; "))
+	data, err := json.Marshal(struct {
+		Clean bool `json:"clean"`
+		*lspext.CheckResult
+	}{clean, res})
+	if err != nil {
+		return nil, fmt.Errorf("check: encode: %w", err)
+	}
+	return &answer{text: out.String(), data: encoded(data)}, nil
+}
+
+// editedText is disk with oldText replaced by newText (oldText must occur
+// exactly once), or newText itself when oldText is empty.
+func editedText(disk, oldText, newText string) (string, error) {
+	if oldText == "" {
+		return newText, nil
+	}
+	switch n := strings.Count(disk, oldText); n {
+	case 0:
+		return "", errors.New("old_text is not in the file")
+	case 1:
+		return strings.Replace(disk, oldText, newText, 1), nil
+	default:
+		return "", fmt.Errorf("old_text occurs %d times in the file: give more context so it occurs once", n)
+	}
+}
+
+// checkLines renders diagnostics at positions in text, one line each:
+// mark path:line:col severity: message [source code].
+func checkLines(rel, mark string, raw json.RawMessage, text string) ([]string, error) {
+	var ds []struct {
+		Range struct {
+			Start struct {
+				Line      int `json:"line"`
+				Character int `json:"character"`
+			} `json:"start"`
+		} `json:"range"`
+		Severity int             `json:"severity"`
+		Code     json.RawMessage `json:"code"`
+		Source   string          `json:"source"`
+		Message  string          `json:"message"`
+	}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &ds); err != nil {
+			return nil, err
+		}
+	}
+	lines := strings.Split(text, "\n")
+	var out []string
+	for _, d := range ds {
+		st := d.Range.Start
+		col := st.Character + 1
+		if st.Line >= 0 && st.Line < len(lines) {
+			col = runeColumn(lines[st.Line], st.Character)
+		}
+		label := severityName(cmp.Or(d.Severity, 1)) + ": " + firstLine(d.Message)
+		var tags []string
+		if d.Source != "" {
+			tags = append(tags, d.Source)
+		}
+		if c := codeString(d.Code); c != "" {
+			tags = append(tags, c)
+		}
+		if len(tags) > 0 {
+			label += " [" + strings.Join(tags, " ") + "]"
+		}
+		out = append(out, fmt.Sprintf("%s%s:%d:%d %s", mark, rel, st.Line+1, col, label))
+	}
+	return out, nil
+}
+
+// runeColumn is the 1-based column in characters of UTF-16 offset u16 on
+// line.
+func runeColumn(line string, u16 int) int {
+	col, n := 1, 0
+	for _, r := range line {
+		if n >= u16 {
+			break
+		}
+		n += len(utf16.Encode([]rune{r}))
+		col++
+	}
+	return col
+}
