@@ -59,7 +59,7 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 	if !exists {
 		return nil, fmt.Errorf("check: %s does not exist", in.File)
 	}
-	b, _, err := regfile.Read(p, 0)
+	b, _, err := regfile.Read(p, s.c.cfg.MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
