@@ -68,7 +68,14 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 		return rep, m.closedErr()
 	}
 	m.syncDiskQuiet()
-	p.viewMu.Lock()
+	if !p.viewMu.TryLock() {
+		// Requests in flight hold it: the check waits for their answers
+		// (said to tests, which order a request against a check).
+		if m.checkWaits != nil {
+			m.checkWaits()
+		}
+		p.viewMu.Lock()
+	}
 	defer p.viewMu.Unlock()
 	d, err := p.sync(abs)
 	if err != nil {
@@ -126,13 +133,13 @@ func (p *proc) checkText(ctx context.Context, s *server, d document, text string
 	if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, checked.version, tj))); err != nil {
 		fd = FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"), Detail: "check: " + err.Error()}
 	} else {
-		if sent != nil {
-			sent()
-		}
 		// checked has no path: the wait neither resyncs the disk's
 		// content into it nor keeps its pull reports.
 		fd = s.diagnostics(ctx, p, checked, settle)
 		fd.Path = d.path
+		if sent != nil {
+			sent()
+		}
 	}
 	p.mu.Lock()
 	if p.checkedVersions == nil {

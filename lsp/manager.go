@@ -151,9 +151,14 @@ type Manager struct {
 	subs    map[int]chan DiagnosticsEvent
 	subID   int
 	closed  bool
-	// checkSent, when set (tests), runs once a check's edited content
-	// has gone to the server, before its diagnostics are awaited.
+	// checkSent, when set (tests), runs once the server has answered on
+	// a check's edited content, before the disk's content goes back.
 	checkSent func()
+	// checkWaits, when set (tests), runs when a check must wait for
+	// requests in flight on its server; requestSynced when a request has
+	// synced its document, before it is sent.
+	checkWaits    func()
+	requestSynced func(path string)
 
 	watch watchSet
 

@@ -709,6 +709,9 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	if err != nil {
 		return nil, Readiness{}, err
 	}
+	if h := s.mgr.requestSynced; h != nil {
+		h(path)
+	}
 	if p.enc != position.UTF16 && len(params) > 0 {
 		c := newConverter(position.UTF16, p.enc, p.openText, p.srv.mgr.opts.MaxFileSize)
 		if params, err = c.convert(params, d.uri); err != nil {
