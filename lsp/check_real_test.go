@@ -116,3 +116,47 @@ func TestRealCheckGopls(t *testing.T) {
 		})
 	}
 }
+
+// TestRealCheckPyright: as TestRealCheckGopls for a server that pulls
+// diagnostics: the check's pull neither keeps its report nor leaves the
+// edit behind, and the diagnostics after it are the disk's.
+func TestRealCheckPyright(t *testing.T) {
+	peers.Require(t, "pyright-langserver")
+	const good = "n: int = 1\nprint(n)\n"
+	const bad = "n: int = \"one\"\nprint(n)\n"
+	for _, tc := range []struct {
+		name, disk, edit string
+		added, removed   int
+	}{
+		{name: "introduces an error", disk: good, edit: bad, added: 1},
+		{name: "fixes an error", disk: bad, edit: good, removed: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := realWorkspace(t, map[string]string{"main.py": tc.disk})
+			main := filepath.Join(root, "main.py")
+			m := newRealManager(t, root)
+			defer m.Close(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			rep, err := m.Check(ctx, main, tc.edit, DiagnosticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Before.Verdict != Fresh || rep.After.Verdict != Fresh {
+				t.Fatalf("verdicts: before %s (%s), after %s (%s)", rep.Before.Verdict, rep.Before.Detail, rep.After.Verdict, rep.After.Detail)
+			}
+			added, removed := messages(t, rep.Added), messages(t, rep.Removed)
+			if len(added) != tc.added || len(removed) != tc.removed || !strings.Contains(strings.Join(append(added, removed...), ""), `"int"`) {
+				t.Errorf("added %q, removed %q; want %d and %d about int", added, removed, tc.added, tc.removed)
+			}
+			if b, err := os.ReadFile(main); err != nil || !bytes.Equal(b, []byte(tc.disk)) {
+				t.Errorf("disk after the check: %q %v, want %q", b, err, tc.disk)
+			}
+			after, _ := m.Diagnostics(ctx, []string{main}, DiagnosticsOptions{})
+			fd := after.Files[0]
+			if want := tc.removed; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != want {
+				t.Errorf("diagnostics after the check: %s %s, want fresh with %d", fd.Verdict, fd.Diagnostics, want)
+			}
+		})
+	}
+}
