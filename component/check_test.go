@@ -2,6 +2,7 @@ package component
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,4 +113,20 @@ func TestEditedText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCheckLines: any answer and text render without a panic, one line
+// per diagnostic of a well-formed answer.
+func FuzzCheckLines(f *testing.F) {
+	f.Add(`[{"range":{"start":{"line":0,"character":3}},"severity":1,"message":"m","source":"s","code":7}]`, "héllo wörld\n")
+	f.Add(`[{"range":{"start":{"line":-1,"character":-5}}}]`, "")
+	f.Add(`[]`, "x")
+	f.Add(`{"not":"a list"}`, "x")
+	f.Fuzz(func(t *testing.T, raw, text string) {
+		lines, err := checkLines("a.go", "+ ", json.RawMessage(raw), text)
+		var n []json.RawMessage
+		if err == nil && json.Unmarshal([]byte(raw), &n) == nil && len(lines) != len(n) {
+			t.Fatalf("%d lines for %d diagnostics", len(lines), len(n))
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -54,6 +55,29 @@ func TestCheckTimeout(t *testing.T) {
 		}
 		if b, err := os.ReadFile(e.file); err != nil || string(b) != fakeText {
 			t.Errorf("disk after the check: %q %v", b, err)
+		}
+	})
+}
+
+// FuzzDiagDelta: any two reports give a JSON array no longer than the
+// first, and a report against itself gives none.
+func FuzzDiagDelta(f *testing.F) {
+	f.Add(`[{"message":"a","severity":1},{"message":"a","severity":1}]`, `[{"message":"a","severity":1}]`)
+	f.Add(`[{"message":"a","code":"x"}]`, `[{"message":"a","code":1}]`)
+	f.Add(`null`, `{}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		out := diagDelta(json.RawMessage(a), json.RawMessage(b))
+		var got, in []json.RawMessage
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		if json.Unmarshal([]byte(a), &in) == nil {
+			if len(got) > len(in) {
+				t.Fatalf("%d out of %d", len(got), len(in))
+			}
+			if self := diagDelta(json.RawMessage(a), json.RawMessage(a)); string(self) != "[]" {
+				t.Fatalf("a against itself: %s", self)
+			}
 		}
 	})
 }
