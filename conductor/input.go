@@ -3,12 +3,11 @@ package conductor
 import (
 	"io"
 	"os"
-	"syscall"
 )
 
 // Input returns r as the client side's input for Options.In: a reader
 // that Run can close to end a blocked read. When r is a pipe or a socket
-// (*os.File), as an editor's stdin is, it is read directly through the Go
+// (*os.File) on a Unix system, as an editor's stdin is, it is read directly through the Go
 // runtime's poller (the descriptor is duplicated and switched to
 // non-blocking mode): no goroutine and no copy stand between the editor and
 // the chain. Anything else (a terminal, a regular file, an io.Reader) is
@@ -26,38 +25,6 @@ func Input(r io.Reader) io.ReadCloser {
 		pw.CloseWithError(err)
 	}()
 	return pr
-}
-
-// pollable returns a non-blocking duplicate of f when f is a pipe or a
-// socket. The O_NONBLOCK flag belongs to the open file description, which
-// only this process reads (children get their own pipes).
-func pollable(f *os.File) (*os.File, bool) {
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return nil, false
-	}
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return nil, false
-	}
-	nfd := -1
-	if err := sc.Control(func(fd uintptr) {
-		d, err := syscall.Dup(int(fd))
-		if err != nil {
-			return
-		}
-		syscall.CloseOnExec(d)
-		if err := syscall.SetNonblock(d, true); err != nil {
-			syscall.Close(d)
-			return
-		}
-		nfd = d
-	}); err != nil || nfd < 0 {
-		return nil, false
-	}
-	// NewFile sees the non-blocking descriptor and registers it with the
-	// poller, so Close makes a blocked Read return.
-	return os.NewFile(uintptr(nfd), f.Name()), true
 }
 
 // output returns w as the client side's output for Run: when w is a
@@ -80,9 +47,7 @@ func output(w io.Writer) (out io.Writer, restore func()) {
 	}
 	return nb, func() {
 		nb.Close() // the chain closed it already, unless Run failed early
-		if sc, err := f.SyscallConn(); err == nil {
-			sc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
-		}
+		setBlocking(f)
 		f.Close()
 	}
 }

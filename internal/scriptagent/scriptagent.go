@@ -31,8 +31,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/google/uuid"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,7 +95,7 @@ type server struct {
 	name   string
 	cs     *mcp.ClientSession
 	tools  []string
-	pgid   int // process group of a stdio server, 0 for http/sse
+	proc   *os.Process // a stdio server, leading its process group; nil for http/sse
 	cancel context.CancelFunc
 }
 
@@ -218,7 +218,7 @@ func (a *agent) connect(ctx context.Context, spec acp.McpServer) (*server, error
 	var (
 		t    mcp.Transport
 		name string
-		pgid int
+		proc *os.Process
 	)
 	switch {
 	case spec.Stdio != nil:
@@ -229,8 +229,8 @@ func (a *agent) connect(ctx context.Context, spec acp.McpServer) (*server, error
 			cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
 		}
 		cmd.Stderr = a.opts.Stderr
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		t = &cmdTransport{CommandTransport: mcp.CommandTransport{Command: cmd}, pgid: &pgid}
+		reap.OwnGroup(cmd)
+		t = &cmdTransport{CommandTransport: mcp.CommandTransport{Command: cmd}, proc: &proc}
 	case spec.Http != nil:
 		name = spec.Http.Name
 		t = &mcp.StreamableClientTransport{Endpoint: spec.Http.Url, HTTPClient: headerClient(spec.Http.Headers), DisableStandaloneSSE: true}
@@ -249,10 +249,10 @@ func (a *agent) connect(ctx context.Context, spec acp.McpServer) (*server, error
 	stop()
 	if err != nil {
 		cancel()
-		killGroup(pgid)
+		killGroup(proc)
 		return nil, fmt.Errorf("scriptagent: connect mcp server %q: %w", name, err)
 	}
-	srv := &server{name: name, cs: cs, pgid: pgid, cancel: cancel}
+	srv := &server{name: name, cs: cs, proc: proc, cancel: cancel}
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			srv.close(a.log)
@@ -264,25 +264,26 @@ func (a *agent) connect(ctx context.Context, spec acp.McpServer) (*server, error
 	return srv, nil
 }
 
-// cmdTransport records the process group of the stdio server it starts.
+// cmdTransport records the stdio server it starts (its process group's leader).
 type cmdTransport struct {
 	mcp.CommandTransport
-	pgid *int
+	proc **os.Process
 }
 
 func (t *cmdTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	c, err := t.CommandTransport.Connect(ctx)
 	if t.Command.Process != nil {
-		*t.pgid = t.Command.Process.Pid
+		*t.proc = t.Command.Process
 	}
 	return c, err
 }
 
 // killGroup ends whatever is left of a stdio server's process group (its own
-// children) after the server itself exited or was stopped.
-func killGroup(pgid int) {
-	if pgid > 0 {
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+// children) after the server itself exited or was stopped; on Windows, the
+// server alone (see reap.OwnGroup).
+func killGroup(p *os.Process) {
+	if p != nil {
+		_ = reap.KillGroup(p)
 	}
 }
 
@@ -291,7 +292,7 @@ func (srv *server) close(log *slog.Logger) {
 		log.Debug("close mcp server", "name", srv.name, "err", err)
 	}
 	srv.cancel()
-	killGroup(srv.pgid)
+	killGroup(srv.proc)
 }
 
 func (s *session) close(log *slog.Logger) {

@@ -10,9 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -77,8 +77,8 @@ func (x ACPX) Exec(ctx context.Context, t testing.TB, prompt string) (*Transcrip
 	cmd := exec.CommandContext(ctx, bin, "--agent", x.Agent, "--approve-all", "--format", "json",
 		"--mcp-config", f.Name(), "--cwd", cwd, "exec", prompt)
 	cmd.Env, cmd.Dir = x.Env.Vars, x.Env.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	reap.OwnGroup(cmd)
+	cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"syscall"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -25,8 +25,8 @@ func Inspector(ctx context.Context, t testing.TB, env *Env, args ...string) ([]b
 	bin := peers.Require(t, "inspector")
 	cmd := exec.CommandContext(ctx, bin, append([]string{"--cli"}, args...)...)
 	cmd.Env, cmd.Dir = env.Vars, env.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	reap.OwnGroup(cmd)
+	cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

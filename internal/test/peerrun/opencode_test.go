@@ -8,12 +8,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
 	"go.uber.org/goleak"
 )
@@ -166,7 +166,7 @@ func TestLeftoversSeesMarkedProcess(t *testing.T) {
 	if len(procs) != 1 || procs[0].PID != p.Cmd.Process.Pid || !strings.Contains(procs[0].Cmdline, "sleep 1000") {
 		t.Errorf("Leftovers = %+v, want the sleep process %d", procs, p.Cmd.Process.Pid)
 	}
-	if err := syscall.Kill(-p.Cmd.Process.Pid, syscall.SIGKILL); err != nil {
+	if err := reap.KillGroup(p.Cmd.Process); err != nil {
 		t.Fatal(err)
 	}
 	<-p.Done()

@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
 // stopGrace is how long Stop lets a process exit on its own after stdin
@@ -55,7 +56,7 @@ func Start(t testing.TB, env *Env, dir string, argv ...string) *Process {
 func StartProcess(env []string, dir string, argv ...string) (*Process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env, cmd.Dir = env, dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	p := &Process{Cmd: cmd, done: make(chan struct{})}
 	cmd.Stderr = &p.stderr
 	var err error
@@ -100,23 +101,23 @@ var ErrForced = errors.New("did not exit when stdin closed; had to be signalled"
 func (p *Process) Stop() error {
 	p.stopOnce.Do(func() {
 		_ = p.Stdin.Close()
-		pgid := p.Cmd.Process.Pid
+		proc := p.Cmd.Process
 		timer := time.NewTimer(stopGrace)
 		defer timer.Stop()
 		select {
 		case <-p.done:
 		case <-timer.C:
 			p.stopErr = fmt.Errorf("stop: %w", ErrForced)
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			_ = reap.TermGroup(proc)
 			timer.Reset(stopGrace)
 			select {
 			case <-p.done:
 			case <-timer.C:
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				_ = reap.KillGroup(proc)
 				<-p.done
 			}
 		}
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		_ = reap.KillGroup(proc)
 	})
 	return p.stopErr
 }

@@ -1,0 +1,18 @@
+package reap
+
+import (
+	"os"
+	"os/exec"
+)
+
+// OwnGroup leaves cmd as it is: Windows has no process groups as Unix has
+// them (a job object is what would hold the tree; not done yet), so
+// KillGroup ends the process alone and what it started may outlive it.
+func OwnGroup(*exec.Cmd) {}
+
+// TermGroup kills p: Windows has no SIGTERM to ask a process to end.
+func TermGroup(p *os.Process) error { return KillGroup(p) }
+
+// KillGroup kills p alone (see OwnGroup), through its handle, so a pid
+// reused after p exited is never hit.
+func KillGroup(p *os.Process) error { return p.Kill() }
