@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -30,7 +30,7 @@ func benchModes(agent string) map[string][]string {
 
 func startPiped(b *testing.B, argv []string) (io.WriteCloser, *proxy.LineReader, func() time.Duration) {
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -38,7 +38,7 @@ func startPiped(b *testing.B, argv []string) (io.WriteCloser, *proxy.LineReader,
 	}
 	stop := func() time.Duration {
 		in.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(cmd.Process)
 		cmd.Wait()
 		if cmd.ProcessState == nil {
 			return 0

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/proxy"
@@ -64,7 +64,7 @@ func TestMain(m *testing.M) {
 func session(t *testing.T, argv ...string) []string {
 	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	in, _ := cmd.StdinPipe()
@@ -73,7 +73,7 @@ func session(t *testing.T, argv ...string) []string {
 		t.Fatal(err)
 	}
 	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(cmd.Process)
 		cmd.Wait()
 	}()
 	lr := proxy.NewLineReader(out, 0)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/demo"
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 )
@@ -130,7 +131,7 @@ func runEntry(t *testing.T, e agentServer, bin, path string) {
 	for k, v := range e.Env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func runEntry(t *testing.T, e agentServer, bin, path string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", e.Command, err)
 	}
-	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	defer reap.KillGroup(cmd.Process)
 	scripted := strings.Contains(strings.Join(e.Args, " "), "-- acp-lsp agent")
 	if scripted {
 		io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`+"\n")

@@ -26,6 +26,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -337,7 +338,7 @@ func startChain(opts Options, ws string) (*chain, error) {
 	// Its own process group: a Ctrl-C in the terminal reaches the demo
 	// only, which then ends acp-lsp the way an editor would (closing its
 	// stdin), and a leftover can be killed as a group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("start acp-lsp: %w", err)
@@ -455,7 +456,7 @@ func (ch *chain) stop(grace time.Duration) string {
 		}
 	}
 	// Anything still in the group (nothing, normally) goes too.
-	_ = syscall.Kill(-ch.cmd.Process.Pid, syscall.SIGKILL)
+	_ = reap.KillGroup(ch.cmd.Process)
 	<-ch.exited
 	if how != "" {
 		return how

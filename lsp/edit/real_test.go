@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -35,7 +35,7 @@ func startLSP(t *testing.T, dir string, argv ...string) *stdioLSP {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = peers.Env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func startLSP(t *testing.T, dir string, argv ...string) *stdioLSP {
 	c := &stdioLSP{t: t, cmd: cmd, in: in, out: bufio.NewReader(out)}
 	t.Cleanup(func() {
 		// The server was asked to exit; end the group in case it did not.
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(cmd.Process)
 		_ = cmd.Wait()
 	})
 	return c

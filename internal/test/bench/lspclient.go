@@ -9,9 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -60,7 +60,7 @@ func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient
 	cmd := exec.Command(bin)
 	cmd.Dir = root
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -299,9 +299,9 @@ func (c *BareClient) Close() error {
 	select {
 	case <-done:
 		// the group may still hold the server's own children.
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(c.cmd.Process)
 	case <-timer.C:
-		syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(c.cmd.Process)
 		<-done
 	}
 	return nil

@@ -14,8 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 )
 
 // leanProtocolVersion is the MCP revision the lean client asks for; a
@@ -144,7 +145,7 @@ func startLeanStdio(ctx context.Context, name string, argv, env []string, dir st
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -226,7 +227,7 @@ func (s *leanStdio) close() error {
 	s.in.Close()
 	if s.cmd.Process != nil {
 		// The MCP server's own children (gopls) share its group.
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(s.cmd.Process)
 	}
 	err := s.cmd.Wait()
 	<-s.done

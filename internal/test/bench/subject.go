@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -142,7 +142,7 @@ func (s *mcpSubject) Close() error {
 	}
 	if s.cmd != nil && s.cmd.Process != nil {
 		// The MCP server's own children (gopls) share its group.
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(s.cmd.Process)
 	}
 	if s.closeFn != nil {
 		errs = append(errs, s.closeFn())
@@ -168,12 +168,12 @@ func connectCommand(ctx context.Context, which, name string, argv, env []string,
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	client := mcp.NewClient(&mcp.Implementation{Name: "acp-lsp-bench", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil)
 	if err != nil {
 		if cmd.Process != nil {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = reap.KillGroup(cmd.Process)
 		}
 		return nil, nil, fmt.Errorf("%s: connect: %w", name, err)
 	}

@@ -19,6 +19,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"go.uber.org/goleak"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakemodel"
 	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
@@ -208,8 +209,8 @@ func acpx(ctx context.Context, t *testing.T, env *peerrun.Env, agent, cwd, polic
 	cmd := exec.CommandContext(ctx, exe, "--agent", agent, "--permission-policy", policy,
 		"--format", "json", "--mcp-config", mcp, "--cwd", cwd, "exec", prompt)
 	cmd.Env, cmd.Dir = env.Vars, env.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	reap.OwnGroup(cmd)
+	cmd.Cancel = func() error { return reap.KillGroup(cmd.Process) }
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()

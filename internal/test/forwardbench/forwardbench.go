@@ -33,9 +33,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -480,7 +480,7 @@ func shellQuote(s string) string {
 func startProcess(ctx context.Context, opts Options, m Mode, argv []string) (*setup, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -497,7 +497,7 @@ func startProcess(ctx context.Context, opts Options, m Mode, argv []string) (*se
 		cmd.Wait()
 		close(done)
 	}()
-	stopCtx := context.AfterFunc(ctx, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	stopCtx := context.AfterFunc(ctx, func() { _ = reap.KillGroup(cmd.Process) })
 	s := &setup{in: in, out: proxy.NewLineReader(out, 0)}
 	s.stopFn = func() error {
 		defer stopCtx()
@@ -510,7 +510,7 @@ func startProcess(ctx context.Context, opts Options, m Mode, argv []string) (*se
 		case <-done:
 			return nil
 		case <-t.C:
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = reap.KillGroup(cmd.Process)
 			<-done
 			return fmt.Errorf("%s still running 10 s after its input closed", argv[0])
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/acp-lsp/acp-lsp/component"
@@ -234,7 +235,7 @@ func startACPLSP(t *testing.T, env *peerrun.Env, exe, root string) *acpProcess {
 	cmd := exec.Command(exe, "--", exe, "agent")
 	cmd.Dir = root
 	cmd.Env = env.Vars
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	reap.OwnGroup(cmd)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	p := &acpProcess{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), stderr: &lockedBuf{}, done: make(chan struct{})}
@@ -247,7 +248,7 @@ func startACPLSP(t *testing.T, env *peerrun.Env, exe, root string) *acpProcess {
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(cmd.Process)
 		select {
 		case <-p.done:
 		case <-time.After(wait):

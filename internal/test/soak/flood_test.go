@@ -4,9 +4,9 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/test/peerrun"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
@@ -40,7 +40,7 @@ func TestFloodThroughBinary(t *testing.T) {
 			cmd := exec.Command(exe, args...)
 			cmd.Dir = t.TempDir()
 			cmd.Env = env.Vars
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			reap.OwnGroup(cmd)
 			stderr := &lockedBuf{}
 			cmd.Stderr = stderr
 			in, err := cmd.StdinPipe()
@@ -58,7 +58,7 @@ func TestFloodThroughBinary(t *testing.T) {
 			defer cancel()
 			res, err := acptest.Flood(ctx, in, out, n)
 			if err != nil {
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				_ = reap.KillGroup(cmd.Process)
 				cmd.Wait()
 				t.Fatalf("%+v: %v\nstderr:\n%s", res, err, stderr)
 			}
