@@ -223,7 +223,9 @@ func stopHosts(t *testing.T, dir string) {
 		for _, k := range kids {
 			servers = append(servers, k.Pid)
 		}
-		syscall.Kill(h.Pid, syscall.SIGTERM)
+		if p, err := os.FindProcess(h.Pid); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
 	}
 	proctest.NoLeftovers(t, dir, 20*time.Second)
 	proctest.AwaitGone(t, servers, 20*time.Second)

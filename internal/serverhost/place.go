@@ -11,7 +11,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Identity is the build identity of the running binary: what it was built
@@ -39,8 +38,8 @@ func identityOf(exe string) (string, error) {
 		h.Write([]byte(bi.String()))
 	}
 	fmt.Fprintf(h, "\x00%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		fmt.Fprintf(h, "\x00%d\x00%d", st.Dev, st.Ino)
+	if dev, ino, ok := fileKey(fi); ok {
+		fmt.Fprintf(h, "\x00%d\x00%d", dev, ino)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
@@ -86,13 +85,7 @@ func checkDir(dir string, uid int) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("server host folder %s: not a folder (%s): %w", dir, fi.Mode().Type(), ErrUnsafeDir)
 	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("server host folder %s: mode %#o lets others in: %w", dir, perm, ErrUnsafeDir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != uid {
-		return fmt.Errorf("server host folder %s: owned by uid %d, not %d: %w", dir, st.Uid, uid, ErrUnsafeDir)
-	}
-	return nil
+	return checkOwner(dir, fi, uid)
 }
 
 // place names a host's files in dir for a build identity.

@@ -8,32 +8,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
-
-// lockFile takes the exclusive lock on path (created 0600), so two
-// processes starting a host at once make one; the function returned
-// releases it.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("server host lock: %w", err)
-	}
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("server host lock: %w", err)
-	}
-	return func() { f.Close() }, nil // closing the file releases the lock
-}
 
 // dial connects to the host at socket.
 func dial(ctx context.Context, socket string) (*net.UnixConn, error) {
@@ -83,7 +59,7 @@ func startHost(ctx context.Context, pl place, exe string, idle time.Duration, lo
 		return nil, fmt.Errorf("start server host: %w", err)
 	}
 	defer f.Close()
-	logf, err := os.OpenFile(pl.log(), os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	logf, err := os.OpenFile(pl.log(), os.O_WRONLY|os.O_CREATE|os.O_APPEND|noFollow, 0o600)
 	if err != nil {
 		os.Remove(pl.socket())
 		return nil, fmt.Errorf("start server host: %w", err)
@@ -131,7 +107,7 @@ func RunHost(ctx context.Context, socket, identity string, idle time.Duration, l
 		cmd.ExtraFiles = []*os.File{f}
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		cmd.Env = withoutEnv(os.Environ(), detachEnv)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		detach(cmd)
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("server host: %w", err)
 		}
