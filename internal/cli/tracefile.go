@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 )
 
@@ -39,11 +38,9 @@ func createPrivate(path string, uid int) (*os.File, error) {
 	if !inPlace(fi, uid) {
 		return nil, fmt.Errorf("%s is not a file, nor a pipe or device of yours", path)
 	}
-	// O_NOFOLLOW and the second look: path may have changed since Lstat.
-	// O_NONBLOCK: opening a pipe for writing waits for a reader, which
-	// would hold acp-lsp's start for good; without one it fails (ENXIO).
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, syscall.ENXIO) && fi.Mode()&fs.ModeNamedPipe != 0 {
+	// inPlaceFlags and the second look: path may have changed since Lstat.
+	f, err := os.OpenFile(path, os.O_WRONLY|inPlaceFlags, 0)
+	if noReader(err) && fi.Mode()&fs.ModeNamedPipe != 0 {
 		return nil, fmt.Errorf("%s: a named pipe with no reader: start its reader first", path)
 	}
 	if err != nil {
@@ -66,19 +63,6 @@ func createPrivate(path string, uid int) (*os.File, error) {
 	return f, nil
 }
 
-// setBlocking clears f's O_NONBLOCK.
-func setBlocking(f *os.File) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = syscall.SetNonblock(int(fd), false) }); err != nil {
-		return err
-	}
-	return serr
-}
-
 // inPlace reports whether the trace may be written to fi as it is: a
 // named pipe of uid's, or a device.
 func inPlace(fi fs.FileInfo, uid int) bool {
@@ -86,8 +70,7 @@ func inPlace(fi fs.FileInfo, uid int) bool {
 	case m&fs.ModeDevice != 0:
 		return true
 	case m&fs.ModeNamedPipe != 0:
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		return ok && int(st.Uid) == uid
+		return ownedBy(fi, uid)
 	}
 	return false
 }
