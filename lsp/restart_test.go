@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -33,7 +33,9 @@ func TestRealCrashRestart(t *testing.T) {
 	s.mu.Lock()
 	p := s.cur
 	s.mu.Unlock()
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	if proc, err := os.FindProcess(p.pid); err == nil {
+		_ = reap.KillGroup(proc)
+	}
 	<-p.done
 	if st := m.Servers(); st[0].State != StateCrashed || !strings.Contains(st[0].LastError, "exited unexpectedly") {
 		t.Fatalf("status after kill: %s %s", st[0].State, st[0].LastError)

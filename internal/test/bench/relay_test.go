@@ -14,10 +14,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -128,7 +128,7 @@ func BenchmarkRelayFloor(b *testing.B) {
 	file2 := filepath.Join(roots[1], t.HoverFile)
 	cmd := exec.Command(self)
 	cmd.Env = append(append(os.Environ(), w.Env...), relayRootEnv+"="+roots[1], "ACP_LSP_BENCH_RELAY_FILE="+file2, "PATH="+filepath.Dir(gopls)+":"+os.Getenv("PATH"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	relayGroup(cmd)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -143,7 +143,7 @@ func BenchmarkRelayFloor(b *testing.B) {
 	}
 	defer func() {
 		stdin.Close()
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = reap.KillGroup(cmd.Process)
 		cmd.Wait()
 	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')

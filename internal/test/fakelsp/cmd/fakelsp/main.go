@@ -56,8 +56,7 @@ func run(scriptPath, recordPath string) int {
 		}
 		defer f.Close()
 		record = f
-		pgid, _ := syscall.Getpgid(0)
-		start, _ := json.Marshal(fakelsp.Start{PID: os.Getpid(), PGID: pgid})
+		start, _ := json.Marshal(fakelsp.Start{PID: os.Getpid(), PGID: processGroup()})
 		line, _ := json.Marshal(fakelsp.Message{Kind: "start", Params: start})
 		f.Write(append(line, '\n'))
 	}
