@@ -75,9 +75,17 @@ func ExitCode(code int, err error) error {
 	return exitError{code: code, err: err}
 }
 
-// Version reports the module version acp-lsp was built from: the tag for
+// stampedVersion is the version scripts/release.sh stamps into a release
+// binary (-ldflags -X); empty in any other build.
+var stampedVersion string
+
+// Version reports the version acp-lsp was built from: the one a release
+// binary was stamped with, else the module version, the tag for
 // `go install …@vX`, "(devel)" for a checkout build.
 func Version() string {
+	if stampedVersion != "" {
+		return stampedVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok || info.Main.Version == "" {
 		return "(devel)"
