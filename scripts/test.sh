@@ -14,6 +14,15 @@ export ACP_LSP_PEERS="$root/.cache"
 
 echo "== go vet"
 go vet ./...
+# Every other platform released (scripts/release.sh) type-checks and vets
+# too, the acp-lsp binary and the tests: a Unix-only call outside a
+# build-tagged file fails here, not on a user's machine.
+host="$(go env GOOS)/$(go env GOARCH)"
+for platform in $("$root/scripts/release.sh" --platforms); do
+	[ "$platform" = "$host" ] && continue
+	echo "== go vet, $platform"
+	GOOS=${platform%/*} GOARCH=${platform#*/} go vet ./...
+done
 # The acp-lsp binary never depends on the test and benchmark harnesses,
 # which live under internal/test/ for that reason.
 echo "== the acp-lsp binary's dependencies"
