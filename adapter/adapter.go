@@ -59,6 +59,15 @@ type Config struct {
 	// NoLocal never starts local servers: methods the editor lacks are
 	// answered with -32601.
 	NoLocal bool
+	// Prewarm starts, in the background, the local servers each session
+	// folder needs (lsp's Survey) as soon as the session is set up, so
+	// the first question finds them loaded rather than paying their whole
+	// load: the model spends seconds thinking before it asks anything.
+	Prewarm bool
+	// OnPrewarm, when set, is called once the prewarm of a session folder
+	// has ended: the servers started (initialize answered) and the
+	// failures joined.
+	OnPrewarm func(root string, servers []string, err error)
 	// Host, when set, runs the local servers outside this process: it is
 	// given LSP and returns what serves them (internal/serverhost's
 	// Client, the user's shared server host). Nil runs them in this
@@ -353,6 +362,9 @@ func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 			a.roots = append(a.roots, dir)
 		}
 		a.mu.Unlock()
+		if a.cfg.Prewarm && !a.cfg.NoLocal {
+			a.background(func(ctx context.Context) { a.prewarm(ctx, dir) })
+		}
 	}
 }
 

@@ -109,6 +109,9 @@ type Local struct {
 	// (Linux only); off, each process runs its own. Off by default until
 	// the host has its memory budget and prewarm (issue 21).
 	Shared bool `toml:"shared"`
+	// Prewarm starts the servers a session's folder needs as soon as the
+	// session is set up, so the first question finds them loaded.
+	Prewarm bool `toml:"prewarm"`
 }
 
 // Diagnostics sizes the diagnostics cache and freshness waits.
@@ -229,6 +232,7 @@ func Defaults() Config {
 			Watch:             true,
 			WatchMaxDirs:      lsp.DefaultMaxWatchedDirs,
 			Shared:            false,
+			Prewarm:           true,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",

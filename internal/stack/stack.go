@@ -175,6 +175,7 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 		EditorTimeout:  cfg.Timeouts.Editor,
 		ForwardToAgent: cfg.Editor.ForwardNotifications,
 		NoEditor:       !cfg.Editor.UseLSP,
+		Prewarm:        cfg.Local.Prewarm,
 		Logger:         logger.With("part", "adapter"),
 	}
 	if cfg.Local.Shared && serverhost.Supported {
