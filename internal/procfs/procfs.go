@@ -9,6 +9,7 @@ package procfs
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -167,4 +168,36 @@ func Cmdline(pid int) []string {
 		return nil
 	}
 	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+}
+
+// MemTotal returns the machine's memory in bytes (0 when unknown), from
+// /proc/meminfo.
+func MemTotal() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	n, _ := parseMemTotal(b)
+	return n
+}
+
+// parseMemTotal reads the MemTotal line ("MemTotal:  16318436 kB") of
+// /proc/meminfo.
+func parseMemTotal(b []byte) (int64, bool) {
+	for line := range strings.Lines(string(b)) {
+		rest, ok := strings.CutPrefix(line, "MemTotal:")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, false
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb < 0 || kb > math.MaxInt64/1024 {
+			return 0, false
+		}
+		return kb * 1024, true
+	}
+	return 0, false
 }
