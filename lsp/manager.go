@@ -23,7 +23,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
@@ -123,6 +122,17 @@ type Options struct {
 	// diagnostics it asks for are computed by then. Tests that script the
 	// exact traffic set it.
 	TellAtRequest bool
+	// MemoryBudget bounds the resident memory, in bytes, of the running
+	// servers of Budget together: before a start, while what runs already
+	// fills it, the least recently used idle server is stopped. Default
+	// DefaultMemoryBudget(); negative: no budget.
+	MemoryBudget int64
+	// MaxRunning bounds the running servers of Budget together, the same
+	// way. 0: no cap.
+	MaxRunning int
+	// Budget is the account MemoryBudget and MaxRunning are held against;
+	// a server host gives all its Managers one. Nil: the Manager's own.
+	Budget *Budget
 	// Connect, when set, replaces spawning a process: it returns a
 	// connection to a server for cfg at root. The Manager treats it as
 	// it treats a process (initialize, restarts, idle teardown,
@@ -185,6 +195,15 @@ func (opts Options) withDefaults() Options {
 		opts.Servers = DefaultServers()
 	}
 	opts.Timeouts = opts.Timeouts.withDefaults(DefaultTimeouts)
+	switch {
+	case opts.MemoryBudget == 0:
+		opts.MemoryBudget = DefaultMemoryBudget()
+	case opts.MemoryBudget < 0:
+		opts.MemoryBudget = 0 // makeRoom: no budget
+	}
+	if opts.Budget == nil {
+		opts.Budget = NewBudget()
+	}
 	if opts.MaxOpenDocuments <= 0 {
 		opts.MaxOpenDocuments = 200
 	}
@@ -331,6 +350,7 @@ func (m *Manager) route(path string) (string, *server, error) {
 		s = &server{mgr: m, cfg: cfg, root: root, ceiling: ceiling, state: StateStopped, log: m.log,
 			tm: cfg.Timeouts.withDefaults(m.opts.Timeouts), load: load, quit: make(chan struct{})}
 		m.servers[key] = s
+		m.opts.Budget.add(s)
 	}
 	return abs, s, nil
 }
@@ -620,7 +640,12 @@ type ServerStatus struct {
 	// Readiness says whether the running server has loaded its project,
 	// with the loading work it reports (see LoadSignals); zero while no
 	// process runs.
-	Readiness     Readiness         `json:"readiness,omitzero"`
+	Readiness Readiness `json:"readiness,omitzero"`
+	// OverBudget is set when the process alone exceeds
+	// Options.MemoryBudget: it is reported, never stopped for it.
+	OverBudget bool `json:"overBudget,omitempty"`
+	// LastUsed is when a request last ended (or the process started).
+	LastUsed      time.Time         `json:"lastUsed,omitzero"`
 	LastError     string            `json:"lastError,omitempty"`
 	Encoding      position.Encoding `json:"encoding,omitempty"`
 	Restarts      int               `json:"restarts"`
@@ -643,7 +668,7 @@ func (m *Manager) Servers() []ServerStatus {
 	out := make([]ServerStatus, 0, len(list))
 	for _, s := range list {
 		s.mu.Lock()
-		st := ServerStatus{Name: s.cfg.Name, Root: s.root, State: s.state, Restarts: s.restarts}
+		st := ServerStatus{Name: s.cfg.Name, Root: s.root, State: s.state, Restarts: s.restarts, LastUsed: s.lastUsed}
 		if s.lastErr != nil {
 			st.LastError = s.lastErr.Error()
 		}
@@ -661,7 +686,8 @@ func (m *Manager) Servers() []ServerStatus {
 		}
 		if p != nil {
 			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
-			st.RSSBytes = procfs.RSS(p.pid)
+			st.RSSBytes = m.opts.Budget.rss(s, p.pid)
+			st.OverBudget = overBudget(st.RSSBytes, m.opts.MemoryBudget)
 			st.Readiness, _ = p.readiness()
 			p.mu.Lock()
 			st.OpenDocuments = len(p.docs)
@@ -707,6 +733,7 @@ func (m *Manager) Close(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			s.close(ctx)
+			m.opts.Budget.remove(s)
 		}()
 	}
 	wg.Wait()

@@ -381,6 +381,7 @@ func (s *server) start(ctx context.Context, delay time.Duration, reopen []string
 		}
 	}
 	s.mgr.watchRoot(s.ceiling)
+	s.mgr.opts.Budget.makeRoom(s, s.mgr.opts.MemoryBudget, s.mgr.opts.MaxRunning)
 	p, err := startProc(s)
 	if err != nil {
 		return nil, err
@@ -492,14 +493,28 @@ func (s *server) idleCheck() {
 		s.mu.Unlock()
 		return
 	}
+	s.mu.Unlock()
+	s.stopIdle("idle")
+}
+
+// stopIdle shuts the running process down unless a request is in flight
+// (or none runs), and reports whether it did; the next request starts it
+// again. why is logged.
+func (s *server) stopIdle(why string) bool {
+	s.mu.Lock()
+	if s.closed || s.cur == nil || s.inflight > 0 {
+		s.mu.Unlock()
+		return false
+	}
 	p := s.cur
 	s.cur = nil
 	s.state = StateStopped
 	s.dead = append(s.dead, p)
 	s.mu.Unlock()
-	s.log.Info("stopping idle language server", "server", s.cfg.Name, "root", s.root)
+	s.log.Info("stopping idle language server", "server", s.cfg.Name, "root", s.root, "why", why)
 	p.shutdown(context.Background())
 	s.forget(p)
+	return true
 }
 
 // forget drops a process that was shut down from dead: close has nothing

@@ -112,6 +112,13 @@ type Local struct {
 	// Prewarm starts the servers a session's folder needs as soon as the
 	// session is set up, so the first question finds them loaded.
 	Prewarm bool `toml:"prewarm"`
+	// MemoryBudget bounds, in MiB, the resident memory of the running
+	// servers together (of the server host with Shared): before a start,
+	// while they fill it, the least recently used idle one is stopped. 0:
+	// a quarter of the machine's memory (lsp.DefaultMemoryBudget).
+	MemoryBudget int `toml:"memory_budget" min:"0"`
+	// MaxRunning bounds the running servers the same way; 0: no cap.
+	MaxRunning int `toml:"max_running" min:"0"`
 }
 
 // Diagnostics sizes the diagnostics cache and freshness waits.

@@ -55,6 +55,10 @@ type host struct {
 	uid  int
 	quit chan struct{} // closed when the idle grace ran out
 
+	// budget is the account of every profile's servers: the memory
+	// budget and the cap on running servers hold for the host as a whole.
+	budget *lsp.Budget
+
 	mu       sync.Mutex
 	profiles map[string]*shared
 	clients  map[*hostClient]bool
@@ -82,7 +86,7 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &host{cfg: cfg, log: cfg.Logger, uid: os.Getuid(), quit: make(chan struct{}),
+	h := &host{cfg: cfg, log: cfg.Logger, uid: os.Getuid(), quit: make(chan struct{}), budget: lsp.NewBudget(),
 		profiles: map[string]*shared{}, clients: map[*hostClient]bool{}, changed: make(chan struct{})}
 	if cfg.Socket != "" {
 		h.sock, _ = os.Stat(cfg.Socket)
@@ -422,6 +426,7 @@ func (hc *hostClient) hello(conn *jsonrpc2.Conn, p helloParams) (any, error) {
 	if sh == nil {
 		opts := p.Profile.options()
 		opts.Logger = h.log.With("profile", key[:8])
+		opts.Budget = h.budget
 		m, err := lsp.NewManager(opts)
 		if err != nil {
 			h.mu.Unlock()

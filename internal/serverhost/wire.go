@@ -75,6 +75,8 @@ type profile struct {
 	DiagnosticsSettle time.Duration      `json:"diagnosticsSettle,omitempty"`
 	MaxWatchedDirs    int                `json:"maxWatchedDirs,omitempty"`
 	TellAtRequest     bool               `json:"tellAtRequest,omitempty"`
+	MemoryBudget      int64              `json:"memoryBudget,omitempty"`
+	MaxRunning        int                `json:"maxRunning,omitempty"`
 	// Env is the servers' environment exactly as they get it (the
 	// configuration's allowlist applied): a different PATH, GOFLAGS or
 	// VIRTUAL_ENV is a different profile.
@@ -97,7 +99,7 @@ func profileOf(opts lsp.Options, environ []string) profile {
 		DocumentIdle: opts.DocumentIdle, MaxFileSize: opts.MaxFileSize, MaxRestarts: opts.MaxRestarts,
 		RestartWindow: opts.RestartWindow, RestartBackoff: opts.RestartBackoff, RestartBackoffMax: opts.RestartBackoffMax,
 		WedgeAfter: opts.WedgeAfter, DiagnosticsSettle: opts.DiagnosticsSettle, MaxWatchedDirs: opts.MaxWatchedDirs,
-		TellAtRequest: opts.TellAtRequest, Env: env,
+		TellAtRequest: opts.TellAtRequest, MemoryBudget: opts.MemoryBudget, MaxRunning: opts.MaxRunning, Env: env,
 	}
 }
 
@@ -108,7 +110,7 @@ func (p profile) options() lsp.Options {
 		DocumentIdle: p.DocumentIdle, MaxFileSize: p.MaxFileSize, MaxRestarts: p.MaxRestarts,
 		RestartWindow: p.RestartWindow, RestartBackoff: p.RestartBackoff, RestartBackoffMax: p.RestartBackoffMax,
 		WedgeAfter: p.WedgeAfter, DiagnosticsSettle: p.DiagnosticsSettle, MaxWatchedDirs: p.MaxWatchedDirs,
-		TellAtRequest: p.TellAtRequest, Env: p.Env,
+		TellAtRequest: p.TellAtRequest, MemoryBudget: p.MemoryBudget, MaxRunning: p.MaxRunning, Env: p.Env,
 	}
 }
 

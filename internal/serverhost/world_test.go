@@ -23,7 +23,7 @@ import (
 // share a server); the others cannot cross a process boundary or are
 // per client.
 func TestProfileCoversOptions(t *testing.T) {
-	notShared := []string{"Roots", "Connect", "Logger"}
+	notShared := []string{"Roots", "Connect", "Logger", "Budget"}
 	pt := reflect.TypeFor[profile]()
 	for f := range reflect.TypeFor[lsp.Options]().Fields() {
 		_, in := pt.FieldByName(f.Name)

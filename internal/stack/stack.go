@@ -169,6 +169,8 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 			MaxFileSize:       int64(off(cfg.Local.MaxFileSize)),
 			MaxWatchedDirs:    watchedDirs(cfg.Local),
 			DiagnosticsSettle: off(cfg.Diagnostics.SettleWindow),
+			MemoryBudget:      int64(cfg.Local.MemoryBudget) << 20,
+			MaxRunning:        cfg.Local.MaxRunning,
 			Env:               cfg.BaseEnv(environ),
 			Logger:            logger.With("part", "lsp"),
 		},

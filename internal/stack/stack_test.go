@@ -398,3 +398,25 @@ func TestSharedServersConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestServerBudgetConfig: local.memory_budget (MiB) and local.max_running
+// reach the Manager's options in bytes and servers; 0 leaves the default.
+func TestServerBudgetConfig(t *testing.T) {
+	for _, tt := range []struct {
+		mib, running int
+		wantBytes    int64
+	}{
+		{512, 3, 512 << 20},
+		{0, 0, 0},
+	} {
+		cfg := config.Defaults()
+		cfg.Local.MemoryBudget, cfg.Local.MaxRunning = tt.mib, tt.running
+		ac, err := AdapterConfig(cfg, discard, Options{Environ: environ})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ac.LSP.MemoryBudget != tt.wantBytes || ac.LSP.MaxRunning != tt.running {
+			t.Errorf("memory_budget %d MiB, max_running %d: options %d bytes, %d", tt.mib, tt.running, ac.LSP.MemoryBudget, ac.LSP.MaxRunning)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package lsp
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+)
+
+// budgetEnv is a memEnv with three roots, one server each, whose
+// processes weigh rss[root] bytes.
+func budgetEnv(t *testing.T, tweak func(*Options), rss map[string]int64) (*memEnv, []string) {
+	t.Helper()
+	e := newMemEnv(t, fakelsp.Script{}, tweak)
+	files := []string{e.file}
+	for range 2 {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		must(t, err)
+		f := filepath.Join(root, "a.fk")
+		must(t, os.WriteFile(f, []byte(fakeText), 0o644))
+		must(t, e.m.AddRoot(root))
+		files = append(files, f)
+	}
+	e.m.opts.Budget.rss = func(s *server, _ int) int64 { return rss[s.root] }
+	return e, files
+}
+
+// running lists the roots whose server runs.
+func runningRoots(m *Manager) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range m.Servers() {
+		if st.State == StateRunning {
+			out[st.Root] = true
+		}
+	}
+	return out
+}
+
+// TestBudgetStopsLeastRecentlyUsed (fake time): a start that would go
+// past local.max_running, or that finds the running servers filling the
+// memory budget, first stops the least recently used idle server; the
+// others keep running.
+func TestBudgetStopsLeastRecentlyUsed(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		tweak func(*Options)
+	}{
+		{"max running", func(o *Options) { o.MaxRunning = 2; o.MemoryBudget = -1 }},
+		{"memory", func(o *Options) { o.MemoryBudget = 100 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rss := map[string]int64{}
+				e, files := budgetEnv(t, tt.tweak, rss)
+				for _, f := range files {
+					rss[filepath.Dir(f)] = 60
+				}
+				// Used in the order 1, 0: server 1 is the least recently used.
+				must(t, e.m.Prewarm(t.Context(), files[1]))
+				time.Sleep(time.Second)
+				must(t, e.m.Prewarm(t.Context(), files[0]))
+				time.Sleep(time.Second)
+				must(t, e.m.Prewarm(t.Context(), files[2]))
+				synctest.Wait()
+				got := runningRoots(e.m)
+				want := map[string]bool{filepath.Dir(files[0]): true, filepath.Dir(files[2]): true}
+				if len(got) != 2 || !got[filepath.Dir(files[0])] || !got[filepath.Dir(files[2])] {
+					t.Errorf("running %v, want %v (the least recently used stopped)", got, want)
+				}
+				if e.started() != 3 {
+					t.Errorf("%d starts, want 3", e.started())
+				}
+			})
+		})
+	}
+}
+
+// TestBudgetServerAloneOver (fake time): a server that alone exceeds the
+// memory budget is reported in its status and keeps running through
+// further requests: it is not stopped for itself, and not restarted.
+func TestBudgetServerAloneOver(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rss := map[string]int64{}
+		e, _ := budgetEnv(t, func(o *Options) { o.MemoryBudget = 100 }, rss)
+		rss[e.root] = 150
+		for range 3 {
+			if _, err := hover(t.Context(), e.m, e.file, Position{Line: 1, Character: 6}); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second)
+		}
+		st := e.m.Servers()
+		if len(st) != 1 || st[0].State != StateRunning || !st[0].OverBudget || st[0].RSSBytes != 150 {
+			t.Errorf("status %+v, want running, over budget, 150 bytes", st)
+		}
+		if e.started() != 1 {
+			t.Errorf("%d starts, want 1", e.started())
+		}
+	})
+}
