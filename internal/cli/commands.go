@@ -13,6 +13,7 @@ func commands() []Command {
 		&trustCmd{},
 		&doctorCmd{},
 		&demoCmd{},
+		&serversCmd{},
 	}
 }
 

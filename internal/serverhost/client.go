@@ -117,7 +117,11 @@ func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
 // first time a host is to be started, so a process that never needs a
 // server leaves no trace; without start, a missing folder means no host.
 func (c *Client) place(start bool) (place, error) {
-	dir := c.cfg.Dir
+	return placeOf(c.cfg.Dir, c.cfg.Identity, start)
+}
+
+// placeOf is Client.place for a folder (empty: Dir's) and build id.
+func placeOf(dir, id string, start bool) (place, error) {
 	if dir == "" {
 		dir = dirPath(os.Getenv)
 		if _, err := os.Lstat(dir); err != nil && !start {
@@ -128,7 +132,7 @@ func (c *Client) place(start bool) (place, error) {
 			return place{}, err
 		}
 	}
-	return place{dir: dir, id: c.cfg.Identity}, nil
+	return place{dir: dir, id: id}, nil
 }
 
 // session returns the connection to the host, connecting when there is
@@ -460,3 +464,83 @@ func (c *Client) Close(ctx context.Context) error {
 }
 
 var _ adapter.LocalServers = (*Client)(nil)
+
+// ErrNoHost: no server host of this build runs for the user.
+var ErrNoHost = errors.New("no shared language-server host of this acp-lsp build is running")
+
+// Inspect returns the status of the user's server host of this build
+// (cfg.Dir, cfg.Executable and cfg.Identity as NewClient fills them), every server of it
+// included, starting none: ErrNoHost when none runs. It joins no profile.
+func Inspect(ctx context.Context, cfg Config) (Status, error) {
+	var st Status
+	err := withHost(ctx, cfg, func(conn *jsonrpc2.Conn) error {
+		return conn.Call(ctx, mStatus, statusParams{}, &st)
+	})
+	return st, err
+}
+
+// StopHost ends the user's server host of this build and its servers, and
+// returns what it held; ErrNoHost when none runs. It returns once the
+// host has closed the connection (it stopped listening and ends every
+// server); a process still using it starts a new host at its next call.
+func StopHost(ctx context.Context, cfg Config) (Status, error) {
+	var st Status
+	err := withHost(ctx, cfg, func(conn *jsonrpc2.Conn) error {
+		if err := conn.Call(ctx, mStatus, statusParams{}, &st); err != nil {
+			return err
+		}
+		if err := conn.Call(ctx, mStop, nil, nil); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+			return err
+		}
+		select {
+		case <-conn.DisconnectNotify():
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	return st, err
+}
+
+// withHost runs f on a connection to the running host of cfg.
+func withHost(ctx context.Context, cfg Config, f func(*jsonrpc2.Conn) error) error {
+	if cfg.Identity == "" {
+		exe := cfg.Executable
+		if exe == "" {
+			var err error
+			if exe, err = os.Executable(); err != nil {
+				return fmt.Errorf("server host: %w", err)
+			}
+		}
+		id, err := identityOf(exe)
+		if err != nil {
+			return err
+		}
+		cfg.Identity = id
+	}
+	pl, err := placeOf(cfg.Dir, cfg.Identity, false)
+	if errors.Is(err, errNoHost) {
+		return fmt.Errorf("server host: %w", ErrNoHost)
+	}
+	if err != nil {
+		return fmt.Errorf("server host: %w", err)
+	}
+	uc, err := dial(ctx, pl.socket())
+	if err != nil {
+		return fmt.Errorf("server host: %w", ErrNoHost)
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }), jsonrpc2.SetLogger(rpcLog{log}))
+	defer conn.Close()
+	if err := f(conn); err != nil {
+		var re *jsonrpc2.Error
+		if errors.As(err, &re) {
+			return fmt.Errorf("server host: %w", decodeError(re))
+		}
+		return fmt.Errorf("server host: %w", err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package serverhost
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +75,7 @@ type host struct {
 // shared is one profile's Manager and how many clients use it.
 type shared struct {
 	mgr   *lsp.Manager
+	prof  profile
 	users int
 }
 
@@ -180,11 +184,23 @@ func (h *host) idleOut() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.clients) == 0 {
-		select {
-		case <-h.quit:
-		default:
-			close(h.quit)
-		}
+		h.stopLocked()
+	}
+}
+
+// stop ends the host as its idle grace does: it stops listening, closes
+// every connection and ends every server.
+func (h *host) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopLocked()
+}
+
+func (h *host) stopLocked() {
+	select {
+	case <-h.quit:
+	default:
+		close(h.quit)
 	}
 }
 
@@ -204,6 +220,9 @@ type hostClient struct {
 	inflight map[uint64]context.CancelFunc
 	calls    sync.WaitGroup // the goroutines answering its calls
 	pid      int
+	// inspects is set for a connection that asked for the status before
+	// any hello: Inspect, StopHost; it is not counted as a client.
+	inspects bool
 }
 
 func (h *host) open(ctx context.Context, c *net.UnixConn) {
@@ -327,6 +346,11 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 		return hc.hello(conn, p)
 	}
 	if req.Method == mStatus {
+		hc.mu.Lock()
+		if hc.sh == nil {
+			hc.inspects = true
+		}
+		hc.mu.Unlock()
 		var p statusParams
 		if req.Params != nil {
 			if err := unmarshal(req.Params, &p); err != nil {
@@ -334,6 +358,11 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 			}
 		}
 		return hc.h.status(ctx, p.Calls)
+	}
+	if req.Method == mStop {
+		hc.h.log.Info("stop asked", "by", hc.pid)
+		hc.h.stop()
+		return nil, nil
 	}
 	m, err := hc.manager()
 	if err != nil {
@@ -432,7 +461,7 @@ func (hc *hostClient) hello(conn *jsonrpc2.Conn, p helloParams) (any, error) {
 			h.mu.Unlock()
 			return nil, fmt.Errorf("server host: %w", err)
 		}
-		sh = &shared{mgr: m}
+		sh = &shared{mgr: m, prof: p.Profile}
 		h.profiles[key] = sh
 	}
 	sh.users++
@@ -560,15 +589,21 @@ func (h *host) change() {
 func (h *host) status(ctx context.Context, calls int) (Status, error) {
 	for {
 		h.mu.Lock()
-		st := Status{PID: os.Getpid(), Clients: len(h.clients), Profiles: len(h.profiles)}
+		st := Status{PID: os.Getpid(), Profiles: len(h.profiles)}
 		for hc := range h.clients {
 			hc.mu.Lock()
 			st.Calls += len(hc.inflight)
+			// A connection that asked for the status before any hello
+			// (Inspect) is no client.
+			if !hc.inspects {
+				st.Clients++
+			}
 			hc.mu.Unlock()
 		}
 		changed := h.changed
 		h.mu.Unlock()
 		if st.Calls >= calls {
+			st.Servers = h.servers()
 			return st, nil
 		}
 		select {
@@ -577,4 +612,46 @@ func (h *host) status(ctx context.Context, calls int) (Status, error) {
 			return st, ctx.Err()
 		}
 	}
+}
+
+// servers lists every server of every profile with the clients using it.
+func (h *host) servers() []HostServer {
+	type user struct {
+		sh    *shared
+		pid   int
+		roots []string
+	}
+	h.mu.Lock()
+	profiles := slices.Collect(maps.Values(h.profiles))
+	var users []user
+	for hc := range h.clients {
+		hc.mu.Lock()
+		if hc.sh != nil {
+			users = append(users, user{hc.sh, hc.pid, slices.Clone(hc.roots)})
+		}
+		hc.mu.Unlock()
+	}
+	h.mu.Unlock()
+	out := []HostServer{}
+	for _, sh := range profiles {
+		for _, st := range sh.mgr.Servers() {
+			hs := HostServer{ServerStatus: st, Clients: []int{}}
+			// The status lines need none of the protocol detail.
+			hs.Capabilities, hs.Registrations = nil, nil
+			if i := slices.IndexFunc(sh.prof.Servers, func(c lsp.ServerConfig) bool { return c.Name == st.Name }); i >= 0 {
+				hs.Command = append([]string{sh.prof.Servers[i].Command}, sh.prof.Servers[i].Args...)
+			}
+			for _, u := range users {
+				if u.sh == sh && slices.ContainsFunc(u.roots, func(r string) bool { return edit.Within(r, st.Root) || edit.Within(st.Root, r) }) {
+					hs.Clients = append(hs.Clients, u.pid)
+				}
+			}
+			slices.Sort(hs.Clients)
+			out = append(out, hs)
+		}
+	}
+	slices.SortFunc(out, func(a, b HostServer) int {
+		return cmp.Or(strings.Compare(a.Root, b.Root), strings.Compare(a.Name, b.Name), a.PID-b.PID)
+	})
+	return out
 }

@@ -32,6 +32,7 @@ const (
 	mWatchStatus    = "watchStatus"
 	mSurvey         = "survey"
 	mStatus         = "status"
+	mStop           = "stop"
 	mCancel         = "cancel"
 	// nDiagnostics carries one lsp.DiagnosticsEvent to a client whose
 	// roots hold the file.
@@ -168,12 +169,27 @@ type cancelParams struct {
 // Status is what the host says of itself: its process and its clients.
 type Status struct {
 	PID     int `json:"pid"`
+	// Clients counts the acp-lsp processes using the host (a connection
+	// that only asks for the status is none).
 	Clients int `json:"clients"`
 	// Profiles counts the distinct server profiles in use (each has its
 	// own servers).
 	Profiles int `json:"profiles"`
 	// Calls counts the calls being answered (this one included).
 	Calls int `json:"calls"`
+	// Servers are every server of the host, of every profile, sorted by
+	// root and name.
+	Servers []HostServer `json:"servers,omitempty"`
+}
+
+// HostServer is one server of the host, as `acp-lsp servers` lists it.
+type HostServer struct {
+	lsp.ServerStatus
+	// Command is the server's program and arguments.
+	Command []string `json:"command"`
+	// Clients are the process ids of the clients using it: those of its
+	// profile whose roots hold its root or lie under it.
+	Clients []int `json:"clients"`
 }
 
 // Error kinds carried in an error's data, so the client gives back an
