@@ -30,7 +30,9 @@ func TestInspectAndStopHost(t *testing.T) {
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: pl.socket(), Net: "unix"})
 	must(t, err)
 	served := make(chan error, 1)
-	go func() { served <- Serve(context.Background(), HostConfig{Listener: ln, Socket: pl.socket(), Identity: id}) }()
+	go func() {
+		served <- Serve(context.Background(), HostConfig{Listener: ln, Socket: pl.socket(), Identity: id})
+	}()
 
 	servers := fakeServers(t, fakelsp.Script{})
 	root := t.TempDir()

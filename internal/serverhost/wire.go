@@ -168,7 +168,7 @@ type cancelParams struct {
 
 // Status is what the host says of itself: its process and its clients.
 type Status struct {
-	PID     int `json:"pid"`
+	PID int `json:"pid"`
 	// Clients counts the acp-lsp processes using the host (a connection
 	// that only asks for the status is none).
 	Clients int `json:"clients"`
