@@ -676,7 +676,7 @@ func (a *Adapter) idleInfo(c lsp.ServerConfig) lspext.ServerInfo {
 // text, since it limits what every answer of the server can know.
 func serverInfo(st lsp.ServerStatus, c lsp.ServerConfig, watchNote string) lspext.ServerInfo {
 	info := lspext.ServerInfo{Name: st.Name, Source: "local", Languages: languages(c), Root: st.Root, PID: st.PID,
-		RSS: st.RSSBytes, LastError: st.LastError, Capabilities: st.Capabilities, Progress: progress(st.Readiness.Progress)}
+		RSS: st.RSSBytes, OverBudget: st.OverBudget, LastError: st.LastError, Capabilities: st.Capabilities, Progress: progress(st.Readiness.Progress)}
 	if watchNote != "" {
 		info.LastError = strings.TrimPrefix(info.LastError+"; "+watchNote, "; ")
 	}

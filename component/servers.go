@@ -66,6 +66,9 @@ func renderServers(action string, infos []lspext.ServerInfo) string {
 			}
 			if i.RSS != 0 {
 				fmt.Fprintf(&b, " rss=%dMB", i.RSS>>20)
+				if i.OverBudget {
+					b.WriteString(" (alone over the memory budget)")
+				}
 			}
 		}
 		switch {

@@ -214,6 +214,10 @@ type ServerInfo struct {
 	PID   int    `json:"pid,omitempty"`
 	// RSS is the resident memory in bytes, when known.
 	RSS int64 `json:"rss,omitempty"`
+	// OverBudget is set when the server alone exceeds acp-lsp's memory
+	// budget for language servers (local.memory_budget): it is reported,
+	// not stopped.
+	OverBudget bool `json:"overBudget,omitempty"`
 	// LastError is the last failure, with an install hint when the binary
 	// is missing.
 	LastError string `json:"lastError,omitempty"`
