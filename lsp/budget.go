@@ -96,6 +96,9 @@ func (b *Budget) makeRoom(s *server, memory int64, maxRunning int) {
 	}
 	b.admit.Lock()
 	defer b.admit.Unlock()
+	// tried are servers that were not stopped when asked (busy by then):
+	// never asked twice, so the loop ends.
+	tried := map[*server]bool{}
 	for {
 		run := b.snapshot(s)
 		var total int64
@@ -112,7 +115,7 @@ func (b *Budget) makeRoom(s *server, memory int64, maxRunning int) {
 		if !overCount && !overMemory {
 			return
 		}
-		idle := slices.DeleteFunc(run, func(r running) bool { return r.busy })
+		idle := slices.DeleteFunc(slices.Clone(run), func(r running) bool { return r.busy || tried[r.s] })
 		if len(idle) == 0 {
 			s.log.Warn("language servers over budget, none idle to stop; starting anyway",
 				"server", s.cfg.Name, "root", s.root, "running", len(run), "max_running", maxRunning, "rss", total, "memory_budget", memory)
@@ -124,7 +127,7 @@ func (b *Budget) makeRoom(s *server, memory int64, maxRunning int) {
 			"for", s.cfg.Name, "root", s.root, "running", len(run), "max_running", maxRunning, "rss", total, "memory_budget", memory)
 		if !lru.s.stopIdle("memory budget") {
 			// It became busy or stopped in the meantime: look again.
-			continue
+			tried[lru.s] = true
 		}
 	}
 }

@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"context"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,8 +14,12 @@ import (
 // budgetEnv is a memEnv with three roots, one server each, whose
 // processes weigh rss[root] bytes.
 func budgetEnv(t *testing.T, tweak func(*Options), rss map[string]int64) (*memEnv, []string) {
+	return budgetEnvScript(t, fakelsp.Script{}, tweak, rss)
+}
+
+func budgetEnvScript(t *testing.T, script fakelsp.Script, tweak func(*Options), rss map[string]int64) (*memEnv, []string) {
 	t.Helper()
-	e := newMemEnv(t, fakelsp.Script{}, tweak)
+	e := newMemEnv(t, script, tweak)
 	files := []string{e.file}
 	for range 2 {
 		root, err := filepath.EvalSymlinks(t.TempDir())
@@ -99,5 +104,35 @@ func TestBudgetServerAloneOver(t *testing.T) {
 		if e.started() != 1 {
 			t.Errorf("%d starts, want 1", e.started())
 		}
+	})
+}
+
+// TestBudgetSparesBusyServer (fake time): the least recently used server
+// is not stopped while a request to it is in flight; the next idle one
+// is.
+func TestBudgetSparesBusyServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		script := fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/hover": {NeverAnswer: true}}}
+		e, files := budgetEnvScript(t, script, func(o *Options) { o.MaxRunning = 2; o.MemoryBudget = -1 }, map[string]int64{})
+		must(t, e.m.Prewarm(t.Context(), files[1]))
+		ctx, cancel := context.WithCancel(t.Context())
+		asked := make(chan struct{})
+		go func() {
+			defer close(asked)
+			hover(ctx, e.m, files[1], Position{Line: 1, Character: 6})
+		}()
+		synctest.Wait() // the hover to server 1 is in flight
+		time.Sleep(time.Second)
+		// Server 1, asked a second ago and still answering, is the least
+		// recently used.
+		must(t, e.m.Prewarm(t.Context(), files[0]))
+		time.Sleep(time.Second)
+		must(t, e.m.Prewarm(t.Context(), files[2]))
+		got := runningRoots(e.m)
+		if len(got) != 2 || !got[filepath.Dir(files[1])] || !got[filepath.Dir(files[2])] {
+			t.Errorf("running %v, want the busy server 1 and the new 2", got)
+		}
+		cancel()
+		<-asked
 	})
 }
