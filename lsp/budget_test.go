@@ -1,9 +1,9 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
-	"context"
 	"testing"
 	"testing/synctest"
 	"time"
