@@ -219,6 +219,9 @@ type hostClient struct {
 	unsub    func()
 	inflight map[uint64]context.CancelFunc
 	calls    sync.WaitGroup // the goroutines answering its calls
+	// left is set (under mu) as the client leaves: no call starts after
+	// it, so calls.Add never races leave's calls.Wait.
+	left bool
 	pid      int
 	// inspects is set for a connection that asked for the status before
 	// any hello: Inspect, StopHost; it is not counted as a client.
@@ -247,6 +250,9 @@ func (h *host) open(ctx context.Context, c *net.UnixConn) {
 // own idle teardown).
 func (hc *hostClient) leave() {
 	hc.stop()
+	hc.mu.Lock()
+	hc.left = true
+	hc.mu.Unlock()
 	hc.calls.Wait()
 	hc.mu.Lock()
 	unsub, sh := hc.unsub, hc.sh
@@ -296,6 +302,12 @@ func (hc *hostClient) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrp
 	}
 	ctx, cancel := context.WithCancel(hc.ctx)
 	hc.mu.Lock()
+	if hc.left {
+		// Read after the connection ended: nobody is there to answer.
+		hc.mu.Unlock()
+		cancel()
+		return
+	}
 	hc.inflight[req.ID.Num] = cancel
 	hc.calls.Add(1)
 	hc.mu.Unlock()
