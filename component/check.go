@@ -93,18 +93,7 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 	} else {
 		fmt.Fprintf(&out, "check of %s (nothing written): unknown, no server answered fresh on the edit; not known to be clean\n", rel)
 	}
-	var verdicts []string
-	for _, v := range res.Servers {
-		line := v.Server + ": " + v.Verdict
-		if v.Detail != "" {
-			line += " (" + v.Detail + ")"
-		}
-		verdicts = append(verdicts, line)
-	}
-	if len(verdicts) == 0 {
-		verdicts = []string{"no language server answered for this file"}
-	}
-	out.WriteString("servers: " + strings.Join(verdicts, "; "))
+	out.WriteString(verdictsLine(res.Servers, "this file"))
 	data, err := json.Marshal(struct {
 		Clean bool `json:"clean"`
 		*lspext.CheckResult

@@ -119,18 +119,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 	l := &listing{Title: "diagnostics for " + scope}
 	page(in, items, l)
 	r.enclose(ctx, l.Items)
-	var verdicts []string
-	for _, v := range rep.Servers {
-		line := v.Server + ": " + v.Verdict
-		if v.Detail != "" {
-			line += " (" + v.Detail + ")"
-		}
-		verdicts = append(verdicts, line)
-	}
-	if len(verdicts) == 0 {
-		verdicts = []string{"no language server answered for these files"}
-	}
-	l.Detail = "servers: " + strings.Join(verdicts, "; ")
+	l.Detail = verdictsLine(rep.Servers, "these files")
 	if hidden > 0 {
 		l.Notes = append(l.Notes, fmt.Sprintf("%d less severe diagnostics hidden (severity=%s)", hidden, cmp.Or(in.Severity, "warning")))
 	}
@@ -317,4 +306,21 @@ func countOf(n int, noun string) string {
 		noun += "s"
 	}
 	return b.String() + " " + noun
+}
+
+// verdictsLine is "servers: gopls: fresh; pyright: timeout (…)", each
+// server's verdict on what, or that none answered for it.
+func verdictsLine(vs []lspext.ServerVerdict, what string) string {
+	var verdicts []string
+	for _, v := range vs {
+		line := v.Server + ": " + v.Verdict
+		if v.Detail != "" {
+			line += " (" + v.Detail + ")"
+		}
+		verdicts = append(verdicts, line)
+	}
+	if len(verdicts) == 0 {
+		verdicts = []string{"no language server answered for " + what}
+	}
+	return "servers: " + strings.Join(verdicts, "; ")
 }

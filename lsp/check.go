@@ -51,13 +51,7 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
 	s.begin()
 	defer s.end()
-	settle := opts.Settle
-	switch {
-	case settle == 0:
-		settle = m.opts.DiagnosticsSettle
-	case settle < 0:
-		settle = 0
-	}
+	settle := m.settleOf(opts)
 	wait := max(s.diagnosticsWait(opts), 0)
 	bctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

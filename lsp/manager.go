@@ -458,13 +458,7 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
 	s.begin()
 	defer s.end()
-	settle := opts.Settle
-	switch {
-	case settle == 0:
-		settle = m.opts.DiagnosticsSettle
-	case settle < 0:
-		settle = 0
-	}
+	settle := m.settleOf(opts)
 	wait := s.diagnosticsWait(opts)
 	// No wait (a negative timeout) is a context that is over already:
 	// every wait below then ends at once with its honest verdict, and a
@@ -739,4 +733,16 @@ func (m *Manager) Close(ctx context.Context) error {
 	wg.Wait()
 	m.closeWatch()
 	return nil
+}
+
+// settleOf is the settle window of a diagnostics call: opts.Settle, the
+// manager's DiagnosticsSettle for zero, none for a negative one.
+func (m *Manager) settleOf(opts DiagnosticsOptions) time.Duration {
+	switch {
+	case opts.Settle == 0:
+		return m.opts.DiagnosticsSettle
+	case opts.Settle < 0:
+		return 0
+	}
+	return opts.Settle
 }
