@@ -222,7 +222,7 @@ type hostClient struct {
 	// left is set (under mu) as the client leaves: no call starts after
 	// it, so calls.Add never races leave's calls.Wait.
 	left bool
-	pid      int
+	pid  int
 	// inspects is set for a connection that asked for the status before
 	// any hello: Inspect, StopHost; it is not counted as a client.
 	inspects bool
