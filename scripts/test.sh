@@ -12,6 +12,12 @@ cd "$root"
 eval "$("$root/scripts/setup.sh" --print-path)"
 export ACP_LSP_PEERS="$root/.cache"
 
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "not gofmt-ed:" $unformatted >&2
+	exit 1
+fi
 echo "== go vet"
 go vet ./...
 # Every other platform released (scripts/release.sh) type-checks and vets
