@@ -449,15 +449,7 @@ func (l *LoadResult) markdown(b *strings.Builder) {
 	p("An answer that is partial, an error, or says a server is not ready (`loadingCaveat`) is not right: the agent asks again after a model's turn (%s), and every ask counts in the time and in the asks. ", modelTurn)
 	p("Server memory is the peak of the summed resident sets of every process the column started (the servers and their children), sampled every %s from /proc from the start until the servers are idle after the right answer, so what the question set off in the background counts; each server's own peak (max over the runs) follows. ", memInterval)
 	p("In process is the bench process's peak above its level at the run's start: the bare client, or acp-lsp's chain with the MCP client.\n\n")
-	p("| Row |")
-	for _, c := range l.Columns {
-		p(" %s |", c)
-	}
-	p("\n|---|")
-	for range l.Columns {
-		p("---|")
-	}
-	p("\n")
+	tableHead(b, l.Columns)
 	var notes []string
 	note := func(ci int, row, why string) {
 		notes = append(notes, fmt.Sprintf("%s, %s: %s", l.Columns[ci], row, why))

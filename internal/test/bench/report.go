@@ -174,15 +174,7 @@ func (r *Report) lspMarkdown(b *strings.Builder) {
 	p("Column (a) is a minimal jsonrpc2 client straight to gopls: its diagnostics time is gopls's own publish after `didChange`. ")
 	p("The MCP columns are all driven by %s. ", clientName(l.MCPClient))
 	p("Every warm row starts once the column's server processes are idle (see How to read).\n\n")
-	p("| Row |")
-	for _, c := range l.Columns {
-		p(" %s |", c)
-	}
-	p("\n|---|")
-	for range l.Columns {
-		p("---|")
-	}
-	p("\n")
+	tableHead(b, l.Columns)
 	var notes []string
 	for ri, row := range LSPRows {
 		p("| %s |", row)
@@ -291,4 +283,18 @@ func (r *Report) goals() []string {
 			fmtDur(t.Median()), fmtDur(a.Median()), ratio, verdict(ratio <= 1.1 && t.AllRight())))
 	}
 	return out
+}
+
+// tableHead writes a markdown table's head: a Row column, then one per
+// column.
+func tableHead(b *strings.Builder, columns []string) {
+	b.WriteString("| Row |")
+	for _, c := range columns {
+		fmt.Fprintf(b, " %s |", c)
+	}
+	b.WriteString("\n|---|")
+	for range columns {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
 }
