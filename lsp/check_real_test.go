@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -33,7 +34,7 @@ func TestRealCheckGopls(t *testing.T) {
 		{name: "fixes an error", disk: bad, edit: good, removed: []string{typeErr}, was: []string{typeErr}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{
+			root := disk.Tree(t, map[string]string{
 				"go.mod":  "module example.com/check\n\ngo 1.22\n",
 				"main.go": tc.disk,
 			})
@@ -132,7 +133,7 @@ func TestRealCheckPyright(t *testing.T) {
 		{name: "fixes an error", disk: bad, edit: good, removed: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{"main.py": tc.disk})
+			root := disk.Tree(t, map[string]string{"main.py": tc.disk})
 			main := filepath.Join(root, "main.py")
 			m := newRealManager(t, root)
 			defer m.Close(context.Background())

@@ -12,28 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
-
-// realWorkspace writes files under a fresh temporary root.
-func realWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // TestRealDeletedDependency: gopls had gone.go open; the file is deleted
 // on disk with nobody telling the Manager. Diagnostics of main.go, which
@@ -49,7 +31,7 @@ func TestRealDeletedDependency(t *testing.T) {
 			name = "main.go open"
 		}
 		t.Run(name, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{
+			root := disk.Tree(t, map[string]string{
 				"go.mod":  "module example.com/del\n\ngo 1.22\n",
 				"main.go": "package main\n\nfunc main() { println(twice(2)) }\n",
 				"gone.go": "package main\n\n// twice doubles x.\nfunc twice(x int) int { return 2 * x }\n",
@@ -90,7 +72,7 @@ func TestRealDeletedDependency(t *testing.T) {
 // problems", and gopls keeps answering about main.go.
 func TestRealFileCaps(t *testing.T) {
 	peers.Require(t, "gopls")
-	root := realWorkspace(t, map[string]string{
+	root := disk.Tree(t, map[string]string{
 		"go.mod":           "module example.com/big\n\ngo 1.22\n",
 		"main.go":          "package main\n\nfunc add(a, b int) int { return a + b }\n\nfunc main() { println(add(1, 2)) }\n",
 		"testdata/huge.go": "package main\n\nvar Huge = `" + strings.Repeat("x", 12<<20) + "`\n",
@@ -137,7 +119,7 @@ func TestRealSymbolScope(t *testing.T) {
 		{"initialization options of its own", json.RawMessage(`{}`), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{
+			root := disk.Tree(t, map[string]string{
 				"go.mod":  "module example.com/scope\n\ngo 1.22\n",
 				"main.go": "package main\n\nimport \"fmt\"\n\n// Println is the workspace's own.\nfunc Println() { fmt.Println() }\n\nfunc main() { Println() }\n",
 			})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -32,7 +33,7 @@ func TestRealLoadingWait(t *testing.T) {
 			files[fmt.Sprintf("p%d/m%d.go", p, f)] = fmt.Sprintf("package p%d\n\nimport \"example.com/gen/base\"\n\ntype C%d struct{ base.Base }\n\nfunc F%d() int { return base.Base{}.Run() }\n", p, f, f)
 		}
 	}
-	root := realWorkspace(t, files)
+	root := disk.Tree(t, files)
 	m := newRealManager(t, root, func(o *Options) {
 		o.Timeouts.Loading = Duration(time.Millisecond) // over before gopls has loaded anything
 		o.WedgeAfter = 1

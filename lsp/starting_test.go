@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
@@ -69,7 +70,7 @@ func TestStartingVerdict(t *testing.T) {
 // one has gopls's exact error.
 func TestRealStarting(t *testing.T) {
 	peers.Require(t, "gopls")
-	root := realWorkspace(t, map[string]string{
+	root := disk.Tree(t, map[string]string{
 		"go.mod":  "module example.com/cold\n\ngo 1.22\n",
 		"main.go": "package main\n\nfunc main() { undefinedThing() }\n",
 	})

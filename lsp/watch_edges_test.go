@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/acp-lsp/acp-lsp/internal/filewatch"
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 )
 
@@ -36,7 +37,7 @@ func TestWatcherCoalesceRecreated(t *testing.T) {
 	}
 	// The same through inotify: made, removed and made again between two
 	// drains.
-	root := realWorkspace(t, map[string]string{"a.go": "package a\n"})
+	root := disk.Tree(t, map[string]string{"a.go": "package a\n"})
 	w, err := filewatch.New(100)
 	if err != nil {
 		t.Fatal(err)
@@ -44,9 +45,9 @@ func TestWatcherCoalesceRecreated(t *testing.T) {
 	defer w.Close()
 	w.Add(root)
 	p := filepath.Join(root, "b.go")
-	mustWrite(t, p, "package a\n")
+	disk.Write(t, p, "package a\n")
 	must(t, os.Remove(p))
-	mustWrite(t, p, "package a\n// again\n")
+	disk.Write(t, p, "package a\n// again\n")
 	evs, _ := w.Drain()
 	if got := eventNames(root, evs, false); !slices.Equal(got, []string{"created b.go"}) {
 		t.Fatalf("events %q, want [created b.go]", got)
@@ -66,7 +67,7 @@ func TestWatcherCoalesceRecreated(t *testing.T) {
 func TestFolderMovedAwayResend(t *testing.T) {
 	e := newFaultEnv(t, fakelsp.Script{}, nil)
 	lib := filepath.Join(e.root, "lib")
-	mustWrite(t, filepath.Join(lib, "b.fk"), "package fake\nfunc B() {}\n")
+	disk.Write(t, filepath.Join(lib, "b.fk"), "package fake\nfunc B() {}\n")
 	e.wantHover() // started, a.fk open at version 1, lib watched
 	must(t, os.Rename(lib, filepath.Join(t.TempDir(), "lib")))
 	e.wantHover()

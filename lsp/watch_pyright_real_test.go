@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestRealShellEditDependencyPyright(t *testing.T) {
 	peers.Require(t, "pyright-langserver")
 	const oldA = "def twice(x: int) -> int:\n    return 2 * x\n"
-	root := realWorkspace(t, map[string]string{
+	root := disk.Tree(t, map[string]string{
 		"pyrightconfig.json": "{}\n",
 		"a.py":               oldA,
 		"b.py":               "from a import twice\n\nprint(twice(2))\n",

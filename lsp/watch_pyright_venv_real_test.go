@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -19,7 +20,7 @@ func TestRealVenvInstall(t *testing.T) {
 	peers.Require(t, "pyright-langserver")
 	// The virtual environment's layout, as python3 -m venv makes it
 	// (pyright reads no interpreter from it, only its site-packages).
-	root := realWorkspace(t, map[string]string{
+	root := disk.Tree(t, map[string]string{
 		"pyrightconfig.json": `{"venvPath": ".", "venv": ".venv"}` + "\n",
 		"main.py":            "import fancypkg\n\nprint(fancypkg.VALUE)\n",
 		".venv/pyvenv.cfg":   "home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n",

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
@@ -32,7 +33,7 @@ func TestRealShellEditDependency(t *testing.T) {
 			name = "b.go open"
 		}
 		t.Run(name, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{
+			root := disk.Tree(t, map[string]string{
 				"go.mod": "module example.com/dep\n\ngo 1.22\n",
 				"a.go":   oldA,
 				"b.go":   "package main\n\nfunc main() { println(twice(2)) }\n",
@@ -85,7 +86,7 @@ func TestRealShellEditDependency(t *testing.T) {
 // main.go's diagnostics show the break.
 func TestRealShellNewPackage(t *testing.T) {
 	peers.Require(t, "gopls")
-	root := realWorkspace(t, map[string]string{
+	root := disk.Tree(t, map[string]string{
 		"go.mod":  "module example.com/newpkg\n\ngo 1.22\n",
 		"main.go": "package main\n\nfunc main() {}\n",
 	})

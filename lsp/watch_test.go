@@ -10,19 +10,10 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/filewatch"
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
-
-func mustWrite(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func must(t *testing.T, err error) {
 	t.Helper()
@@ -122,13 +113,13 @@ func TestShellChangesToServer(t *testing.T) {
 	e := newFaultEnv(t, watcherScript, nil)
 	e.wantHover() // started, registrations in
 	c, d := filepath.Join(e.root, "sub", "c.fk"), filepath.Join(e.root, "d.fk")
-	mustWrite(t, d, "package fake\n")
-	mustWrite(t, c, "package fake\n")
-	mustWrite(t, filepath.Join(e.root, "notes.txt"), "x\n")
-	mustWrite(t, filepath.Join(e.root, "node_modules", "x.fk"), "package fake\n")
+	disk.Write(t, d, "package fake\n")
+	disk.Write(t, c, "package fake\n")
+	disk.Write(t, filepath.Join(e.root, "notes.txt"), "x\n")
+	disk.Write(t, filepath.Join(e.root, "node_modules", "x.fk"), "package fake\n")
 	e.wantHover()
 	must(t, os.Remove(d))
-	mustWrite(t, c, "package fake\nfunc C() {}\n")
+	disk.Write(t, c, "package fake\nfunc C() {}\n")
 	e.wantHover()
 	e.wantHover() // nothing new
 	e.close()
@@ -201,7 +192,7 @@ func TestShellBatchResend(t *testing.T) {
 			e := newFaultEnv(t, watcherScript, nil)
 			e.wantHover() // started, registrations in
 			other := filepath.Join(e.root, "c.fk")
-			mustWrite(t, other, "package fake\n")
+			disk.Write(t, other, "package fake\n")
 			if _, err := e.m.Diagnostics(t.Context(), []string{other}, DiagnosticsOptions{}); err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +202,7 @@ func TestShellBatchResend(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			mustWrite(t, other, "package fake\nfunc C() { Foo2() }\n")
+			disk.Write(t, other, "package fake\nfunc C() { Foo2() }\n")
 			if c.split {
 				if err := e.m.FileChanged(t.Context(), other, e.file); err != nil {
 					t.Fatal(err)
@@ -302,7 +293,7 @@ func TestShellEditOneOpenFile(t *testing.T) {
 			e.wantHover() // started, registrations in
 			e.write("package fake\nfunc A() {}\n")
 			if c.other {
-				mustWrite(t, filepath.Join(e.root, "b.fk"), "package fake\n")
+				disk.Write(t, filepath.Join(e.root, "b.fk"), "package fake\n")
 			}
 			for range 2 { // the second finds nothing to send
 				rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
@@ -383,16 +374,16 @@ func TestWatchRegisteredIgnoredBase(t *testing.T) {
 	}
 	pkg := filepath.Join(root, "node_modules", "pkg")
 	other := filepath.Join(root, "node_modules", "other")
-	mustWrite(t, filepath.Join(pkg, "x.fk"), "package fake\n")
-	mustWrite(t, filepath.Join(other, "y.fk"), "package fake\n")
+	disk.Write(t, filepath.Join(pkg, "x.fk"), "package fake\n")
+	disk.Write(t, filepath.Join(other, "y.fk"), "package fake\n")
 	script := fakelsp.Script{ClientRequests: []fakelsp.ClientRequest{{Method: "client/registerCapability", Params: json.RawMessage(
 		`{"registrations":[{"id":"w1","method":"workspace/didChangeWatchedFiles","registerOptions":{"watchers":[{"globPattern":"**/*.fk"},` +
 			`{"globPattern":{"baseUri":"` + edit.URIFromPath(pkg) + `","pattern":"**/*.fk"}}]}}]}`)}}}
 	e := newFaultEnvAt(t, root, script, nil)
 	e.wantHover()
 	e.wantHover() // the registration is in by the first answer; this request's sync watches the base
-	mustWrite(t, filepath.Join(pkg, "x.fk"), "package fake\nfunc X() {}\n")
-	mustWrite(t, filepath.Join(other, "y.fk"), "package fake\nfunc Y() {}\n")
+	disk.Write(t, filepath.Join(pkg, "x.fk"), "package fake\nfunc X() {}\n")
+	disk.Write(t, filepath.Join(other, "y.fk"), "package fake\nfunc Y() {}\n")
 	e.wantHover()
 	e.close()
 	var got []string

@@ -9,29 +9,12 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 )
 
 // TestMain checks that no test leaves a watcher's goroutine behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// realWorkspace writes files under a fresh temporary root.
-func realWorkspace(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, text := range files {
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
 
 // watcherKinds are the implementations under test: the platform's own
 // (inotify on Linux) and the scan every platform can fall back to.
@@ -69,16 +52,6 @@ func eventNames(root string, evs []Event, files bool) []string {
 	return out
 }
 
-func mustWrite(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -99,13 +72,13 @@ func TestWatcher(t *testing.T) {
 		// reports files only).
 		kernel []string
 	}{
-		{"modify", func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "a.go"), "package a // changed\n") },
+		{"modify", func(t *testing.T, root string) { disk.Write(t, filepath.Join(root, "a.go"), "package a // changed\n") },
 			[]string{"changed a.go"}, nil},
-		{"create", func(t *testing.T, root string) { mustWrite(t, filepath.Join(root, "new.go"), "package a\n") },
+		{"create", func(t *testing.T, root string) { disk.Write(t, filepath.Join(root, "new.go"), "package a\n") },
 			[]string{"created new.go"}, nil},
 		{"create then modify", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, "new.go"), "package a\n")
-			mustWrite(t, filepath.Join(root, "new.go"), "package a // more\n")
+			disk.Write(t, filepath.Join(root, "new.go"), "package a\n")
+			disk.Write(t, filepath.Join(root, "new.go"), "package a // more\n")
 		}, []string{"created new.go"}, nil},
 		{"delete", func(t *testing.T, root string) { must(t, os.Remove(filepath.Join(root, "sub", "b.go"))) },
 			[]string{"deleted sub/b.go"}, nil},
@@ -113,7 +86,7 @@ func TestWatcher(t *testing.T) {
 			must(t, os.Rename(filepath.Join(root, "a.go"), filepath.Join(root, "sub", "moved.go")))
 		}, []string{"created sub/moved.go", "deleted a.go"}, nil},
 		{"new subfolders", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, "n1", "n2", "c.go"), "package n2\n")
+			disk.Write(t, filepath.Join(root, "n1", "n2", "c.go"), "package n2\n")
 		}, []string{"created n1/n2/c.go"}, nil},
 		{"folder moved away", func(t *testing.T, root string) {
 			must(t, os.Rename(filepath.Join(root, "sub"), filepath.Join(filepath.Dir(root), filepath.Base(root)+"-away")))
@@ -121,19 +94,19 @@ func TestWatcher(t *testing.T) {
 		{"folder deleted", func(t *testing.T, root string) { must(t, os.RemoveAll(filepath.Join(root, "sub"))) },
 			[]string{"deleted sub/b.go"}, []string{"deleted sub/", "deleted sub/b.go"}},
 		{"package installed in a virtual environment", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "pkg", "__init__.py"), "VALUE = 1\n")
-			mustWrite(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "old", "deep", "x.py"), "x = 2\n")
+			disk.Write(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "pkg", "__init__.py"), "VALUE = 1\n")
+			disk.Write(t, filepath.Join(root, ".venv", "lib", "python3.11", "site-packages", "old", "deep", "x.py"), "x = 2\n")
 		}, nil, []string{"created .venv/lib/python3.11/site-packages/pkg/__init__.py"}},
 		{"ignored folders", func(t *testing.T, root string) {
-			mustWrite(t, filepath.Join(root, ".git", "index"), "x")
-			mustWrite(t, filepath.Join(root, "node_modules", "pkg", "i.js"), "x")
-			mustWrite(t, filepath.Join(root, "target", "debug", "x.rs"), "x")
-			mustWrite(t, filepath.Join(root, "fresh", "node_modules", "p", "i.js"), "x")
+			disk.Write(t, filepath.Join(root, ".git", "index"), "x")
+			disk.Write(t, filepath.Join(root, "node_modules", "pkg", "i.js"), "x")
+			disk.Write(t, filepath.Join(root, "target", "debug", "x.rs"), "x")
+			disk.Write(t, filepath.Join(root, "fresh", "node_modules", "p", "i.js"), "x")
 		}, nil, nil},
 	} {
 		for kind, make := range watcherKinds(t) {
 			t.Run(c.name+"/"+kind, func(t *testing.T) {
-				root := realWorkspace(t, map[string]string{
+				root := disk.Tree(t, map[string]string{
 					"a.go": "package a\n", "sub/b.go": "package sub\n",
 					".git/HEAD": "ref\n", "node_modules/pkg/index.js": "x\n",
 					"target/CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n",
@@ -173,13 +146,13 @@ func TestWatcher(t *testing.T) {
 func TestWatcherMovedFolder(t *testing.T) {
 	for kind, make := range watcherKinds(t) {
 		t.Run(kind, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{"sub/deep/b.go": "package deep\n"})
+			root := disk.Tree(t, map[string]string{"sub/deep/b.go": "package deep\n"})
 			w := make(100)
 			defer w.Close()
 			w.Add(root)
 			must(t, os.Rename(filepath.Join(root, "sub"), filepath.Join(root, "moved")))
 			w.Drain()
-			mustWrite(t, filepath.Join(root, "moved", "deep", "b.go"), "package deep // changed\n")
+			disk.Write(t, filepath.Join(root, "moved", "deep", "b.go"), "package deep // changed\n")
 			evs, _ := w.Drain()
 			if got := eventNames(root, evs, true); !slices.Equal(got, []string{"changed moved/deep/b.go"}) {
 				t.Fatalf("events %q after a write in the moved folder", got)
@@ -193,7 +166,7 @@ func TestWatcherMovedFolder(t *testing.T) {
 func TestWatcherLimit(t *testing.T) {
 	for kind, make := range watcherKinds(t) {
 		t.Run(kind, func(t *testing.T) {
-			root := realWorkspace(t, map[string]string{"a.go": "package a\n", "p/b.go": "package p\n", "q/c.go": "package q\n", "r/d.go": "package r\n"})
+			root := disk.Tree(t, map[string]string{"a.go": "package a\n", "p/b.go": "package p\n", "q/c.go": "package q\n", "r/d.go": "package r\n"})
 			w := make(2)
 			defer w.Close()
 			w.Add(root)
@@ -201,7 +174,7 @@ func TestWatcherLimit(t *testing.T) {
 			if st.Dirs != 2 || !strings.Contains(st.Note, "limit of 2 folders") || !strings.Contains(st.Note, "local.watch_max_dirs") {
 				t.Fatalf("status %+v, want 2 folders and a note on the limit", st)
 			}
-			mustWrite(t, filepath.Join(root, "a.go"), "package a // changed\n")
+			disk.Write(t, filepath.Join(root, "a.go"), "package a // changed\n")
 			evs, _ := w.Drain()
 			if got := eventNames(root, evs, true); !slices.Equal(got, []string{"changed a.go"}) {
 				t.Fatalf("events %q, want the root's change", got)
@@ -216,7 +189,7 @@ func TestWatcherNoFDLeak(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("counts /proc/self/fd")
 	}
-	root := realWorkspace(t, map[string]string{"a.go": "package a\n"})
+	root := disk.Tree(t, map[string]string{"a.go": "package a\n"})
 	count := func() int {
 		entries, err := os.ReadDir("/proc/self/fd")
 		if err != nil {
@@ -231,7 +204,7 @@ func TestWatcherNoFDLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.Add(root)
-		mustWrite(t, filepath.Join(root, "a.go"), "package a\n")
+		disk.Write(t, filepath.Join(root, "a.go"), "package a\n")
 		w.Drain()
 		must(t, w.Close())
 	}
