@@ -1,36 +1,17 @@
 package component
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/acp-lsp/acp-lsp/internal/test/syncbuf"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
-
-// lockedBuffer is a log destination safe for the chain's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestSessionCwdNotAFolder: a session whose cwd is not a folder (a
 // regular file, a symlink to one, a missing path, a relative one, a
@@ -67,7 +48,7 @@ func TestSessionCwdNotAFolder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var logs lockedBuffer
+			var logs syncbuf.Buffer
 			editor, cep := pipeEnd()
 			agent, aep := pipeEnd()
 			runChainConfig(t, editor, agent, proxy.Config{Client: cep, Agent: aep, Stages: []proxy.Stage{st},

@@ -1,31 +1,13 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/acp-lsp/acp-lsp/internal/test/syncbuf"
 )
-
-// lockedBuffer is a trace the test reads while the chain writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // injector puts a secret of its own making into session/new's params
 // wherever an MCP server entry can carry one (a header, an argument, the
@@ -69,7 +51,7 @@ func (*injector) FromAgent(_ context.Context, hop *Hop, m *Message) { hop.ToClie
 // as it is.
 func TestTraceRedacts(t *testing.T) {
 	const secret = "0f3a9c5e7b1d2468ace13579bdf02468"
-	tr := &lockedBuffer{}
+	tr := &syncbuf.Buffer{}
 	in := &injector{secret: secret}
 	h := startChainConfig(t, nil, Config{Stages: []Stage{Identity{}, in, Identity{}}, Trace: tr}, nil)
 

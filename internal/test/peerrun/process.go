@@ -1,7 +1,6 @@
 package peerrun
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/reap"
+	"github.com/acp-lsp/acp-lsp/internal/test/syncbuf"
 )
 
 // stopGrace is how long Stop lets a process exit on its own after stdin
@@ -29,7 +29,7 @@ type Process struct {
 	// Stdout reads from the process.
 	Stdout io.ReadCloser
 
-	stderr lockedBuffer
+	stderr syncbuf.Buffer
 	done   chan struct{}
 
 	stopOnce sync.Once
@@ -120,21 +120,4 @@ func (p *Process) Stop() error {
 		_ = reap.KillGroup(proc)
 	})
 	return p.stopErr
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
