@@ -41,13 +41,17 @@ import (
 // to the SDK, which applies its own limit.
 const fastMaxBody = 1 << 20
 
-// fastCalls are the tools/call requests the fast path is answering, per
-// MCP session id and JSON-RPC id, so that notifications/cancelled (which
-// goes to the SDK) can cancel them as the SDK would cancel its own
-// (cancelFast).
+// fastCalls are the requests in flight on each MCP session, per JSON-RPC
+// id: the tools/call requests the fast path is answering, with their
+// cancel, so that notifications/cancelled (which goes to the SDK) can
+// cancel them as the SDK would cancel its own (cancelFast); and the
+// requests of bodies handed to the SDK, without one. Each path refuses an
+// id the other has in flight, as the SDK refuses one of its own: neither
+// sees the other's calls, and a call taken by the second path would run
+// twice.
 type fastCalls struct {
 	mu sync.Mutex
-	m  map[fastKey]context.CancelFunc
+	m  map[fastKey]context.CancelFunc // nil: the SDK answers it
 }
 
 type fastKey struct {
@@ -76,12 +80,40 @@ func (f *fastCalls) remove(k fastKey) {
 	f.mu.Unlock()
 }
 
+// claim registers the requests of a body handed to the SDK, all or none:
+// it returns a key already in flight, and false, when there is one.
+func (f *fastCalls) claim(keys []fastKey) (fastKey, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, k := range keys {
+		if _, busy := f.m[k]; busy {
+			return k, false
+		}
+	}
+	if f.m == nil {
+		f.m = map[fastKey]context.CancelFunc{}
+	}
+	for _, k := range keys {
+		f.m[k] = nil
+	}
+	return fastKey{}, true
+}
+
+// release ends what claim registered.
+func (f *fastCalls) release(keys []fastKey) {
+	f.mu.Lock()
+	for _, k := range keys {
+		delete(f.m, k)
+	}
+	f.mu.Unlock()
+}
+
 // cancelSession cancels the calls of an MCP session (closed).
 func (f *fastCalls) cancelSession(session string) {
 	f.mu.Lock()
 	var cancels []context.CancelFunc
 	for k, cancel := range f.m {
-		if k.session == session {
+		if k.session == session && cancel != nil {
 			cancels = append(cancels, cancel)
 		}
 	}
@@ -107,32 +139,73 @@ type fastRequest struct {
 	args   json.RawMessage // tools/call: the arguments, nil when absent
 }
 
-// serveFast answers r when it is a plain tools/call of the lsp tool on an
-// initialized MCP session of s, and reports whether it did. When it did
-// not, r is as it came (its body replayed) for the SDK.
-func (c *Tool) serveFast(w http.ResponseWriter, r *http.Request, s *Session) bool {
-	sid := r.Header.Get("Mcp-Session-Id")
-	if c.noFast.Load() || r.Method != http.MethodPost || sid == "" || !fastHeaders(r) {
-		return false
+// servePost answers a POST of an MCP session (sid): on the fast path when
+// it can, else by the SDK (sdk), with the ids of the body's requests
+// claimed while the SDK answers, so that neither path runs a call whose id
+// the other has in flight. The body is read once, within the SDK's bound,
+// and replayed for the SDK.
+//
+// The claim ends when the SDK's handler returns, which is when it has
+// answered, or when the client went away: the SDK's call may run on after
+// that, unseen by the fast path, for a client that both leaves and reuses
+// the id.
+func (c *Tool) servePost(w http.ResponseWriter, r *http.Request, s *Session, sid string, sdk http.Handler) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, mcp.DefaultMaxRequestBodyBytes+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > mcp.DefaultMaxRequestBodyBytes {
+		// The SDK fails to read it the same way, or refuses it as too
+		// large: nothing runs.
+		sdk.ServeHTTP(w, r)
+		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, fastMaxBody+1))
-	replay := func() {
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if c.serveFast(w, r, s, sid, body) {
+		return
 	}
-	if err != nil || len(body) > fastMaxBody {
-		replay()
+	keys := requestKeys(sid, body)
+	if k, ok := c.fast.claim(keys); !ok {
+		writeDuplicate(w, k.id)
+		return
+	}
+	defer c.fast.release(keys)
+	sdk.ServeHTTP(w, r)
+}
+
+// requestKeys returns the ids of the requests in a POST body (one message
+// or a batch) as the SDK reads them, once each; none when the SDK could
+// not read the body, which it then refuses whole.
+func requestKeys(sid string, body []byte) []fastKey {
+	var raws []json.RawMessage
+	if json.Unmarshal(body, &raws) != nil {
+		raws = []json.RawMessage{body}
+	}
+	var keys []fastKey
+	for _, raw := range raws {
+		msg, err := jsonrpc.DecodeMessage(raw)
+		if err != nil {
+			return nil
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			k := fastKey{sid, req.ID.Raw()}
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// serveFast answers a POST of the MCP session sid, whose body is body,
+// when it is a plain tools/call of the lsp tool on an initialized MCP
+// session of s, and reports whether it did.
+func (c *Tool) serveFast(w http.ResponseWriter, r *http.Request, s *Session, sid string, body []byte) bool {
+	if c.noFast.Load() || !fastHeaders(r) || len(body) > fastMaxBody {
 		return false
 	}
 	req, ok := parseFast(body)
-	if !ok || req.method != "tools/call" {
-		replay()
-		return false
-	}
-	if !s.initializedHTTP(sid) {
-		replay()
+	if !ok || req.method != "tools/call" || !s.initializedHTTP(sid) {
 		return false
 	}
 	key := fastKey{sid, req.id}
@@ -155,7 +228,6 @@ func (c *Tool) serveFast(w http.ResponseWriter, r *http.Request, s *Session) boo
 	out, err := encodeResponse(req.id, res)
 	if err != nil {
 		// The SDK would fail the same way; let it say so.
-		replay()
 		return false
 	}
 	h := w.Header()

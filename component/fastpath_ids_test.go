@@ -108,16 +108,21 @@ func TestFastPathCancelAsSDK(t *testing.T) {
 
 // TestFastPathDuplicateID: a call whose id is in flight on the same MCP
 // session is refused as the SDK refuses it (400, the same JSON-RPC error),
-// when the call in flight is one the fast path is answering, and never
-// reaches the backend.
+// whichever path (the SDK's or the fast one) answers the call in flight and
+// whichever would take the second, and never reaches the backend. Neither
+// path sees the other's calls by itself: a second call taken by the other
+// path would run twice.
 func TestFastPathDuplicateID(t *testing.T) {
 	cb := &ctxBackend{fakeBackend: newFake(), calls: make(chan context.Context, 1)}
 	c, rc := startRaw(t, cb)
 	for _, id := range []string{`7`, `"seven"`, `"a<b> \u00e9"`, `-3.5`} {
 		t.Run(id, func(t *testing.T) {
 			call := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"lsp","arguments":{"action":"hover","file":"main.go","line":5,"symbol":"add"}}}`
-			send := func(noFast bool) rawReply {
-				c.noFast.Store(noFast)
+			// send makes the first call on one path (the SDK's when
+			// firstSDK), and once it is in the backend, the second on the
+			// other (the SDK's when secondSDK).
+			send := func(firstSDK, secondSDK bool) rawReply {
+				c.noFast.Store(firstSDK)
 				defer c.noFast.Store(false)
 				first := make(chan rawReply, 1)
 				go func() { first <- rc.post(t, call, nil) }()
@@ -126,6 +131,7 @@ func TestFastPathDuplicateID(t *testing.T) {
 				case <-time.After(20 * time.Second):
 					t.Fatal("the call never reached the backend")
 				}
+				c.noFast.Store(secondSDK)
 				second := make(chan rawReply, 1)
 				go func() { second <- rc.post(t, call, nil) }()
 				var r rawReply
@@ -163,17 +169,27 @@ func TestFastPathDuplicateID(t *testing.T) {
 				}
 				return r
 			}
-			sdk := send(true)
-			fast := send(false)
+			sdk := send(true, true)
 			if sdk.status != http.StatusBadRequest || !strings.Contains(string(sdk.body), "duplicate in-flight request ID") {
 				t.Fatalf("the SDK answers %d %s", sdk.status, sdk.body)
 			}
-			if sdk.status != fast.status || string(sdk.body) != string(fast.body) {
-				t.Fatalf("SDK %d %s\nfast path %d %s", sdk.status, sdk.body, fast.status, fast.body)
-			}
-			for _, h := range []string{"Content-Type", "Cache-Control"} {
-				if sdk.header.Get(h) != fast.header.Get(h) {
-					t.Errorf("%s: SDK %q, fast path %q", h, sdk.header.Get(h), fast.header.Get(h))
+			for _, p := range []struct {
+				name             string
+				firstSDK, sndSDK bool
+			}{
+				{"fast path after fast path", false, false},
+				{"SDK after fast path", false, true},
+				{"fast path after SDK", true, false},
+			} {
+				got := send(p.firstSDK, p.sndSDK)
+				if sdk.status != got.status || string(sdk.body) != string(got.body) {
+					t.Errorf("%s: SDK alone %d %s\ngot %d %s", p.name, sdk.status, sdk.body, got.status, got.body)
+					continue
+				}
+				for _, h := range []string{"Content-Type", "Cache-Control"} {
+					if sdk.header.Get(h) != got.header.Get(h) {
+						t.Errorf("%s: %s: SDK alone %q, got %q", p.name, h, sdk.header.Get(h), got.header.Get(h))
+					}
 				}
 			}
 		})

@@ -31,7 +31,8 @@ func (c *Tool) authenticate(next http.Handler) http.Handler {
 			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
-		if c.serveFast(w, r, s) {
+		if sid := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodPost && sid != "" {
+			c.servePost(w, r, s, sid, next)
 			return
 		}
 		next.ServeHTTP(w, r)
