@@ -18,41 +18,54 @@ import (
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
-// Entry returns the mcpServers entry (raw JSON) for the session over t.
+// Entry returns the v1 mcpServers entry (raw JSON) for the session over t.
 // The server is accepting when the entry is returned.
-func (c *Tool) Entry(s *Session, t Transport) json.RawMessage {
+func (c *Tool) Entry(s *Session, t Transport) json.RawMessage { return c.entry(s, t, 1) }
+
+// entry returns the session's mcpServers entry over t in the shape of ACP
+// version v: a v1 stdio entry has no "type" (agents exist that reject one),
+// a v2 one says "type":"stdio" as the draft writes it; http entries say
+// "type":"http" in both.
+func (c *Tool) entry(s *Session, t Transport, v int) json.RawMessage {
 	type kv struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
 	}
-	var v any
+	var v2Type string
+	if v >= 2 {
+		v2Type = string(TransportStdio)
+	}
+	var e any
 	if t == TransportHTTP {
-		v = struct {
+		e = struct {
 			Type    string `json:"type"`
 			Name    string `json:"name"`
 			URL     string `json:"url"`
 			Headers []kv   `json:"headers"`
 		}{"http", c.cfg.Name, "http://" + c.HTTPAddr() + "/mcp", []kv{{"Authorization", "Bearer " + s.token}}}
 	} else {
-		v = struct {
+		e = struct {
+			Type    string   `json:"type,omitempty"`
 			Name    string   `json:"name"`
 			Command string   `json:"command"`
 			Args    []string `json:"args"`
 			Env     []kv     `json:"env"`
-		}{c.cfg.Name, c.cfg.Executable, []string{"mcp-bridge", "--socket", c.socketPath(s)}, []kv{}}
+		}{v2Type, c.cfg.Name, c.cfg.Executable, []string{"mcp-bridge", "--socket", c.socketPath(s)}, []kv{}}
 	}
-	b, _ := json.Marshal(v)
+	b, _ := json.Marshal(e)
 	return b
 }
 
 // PatchSessionSetup creates a session for the params of a session setup
 // request (session/new|load|resume|fork) and returns the params with the
 // session's MCP entry appended to mcpServers, every other byte as the
-// client sent it. agentHTTP is the agent's mcpCapabilities.http. For
-// load/resume/fork the ACP session id in params is bound at once; for
-// session/new call Bind with the id from the response.
-func (c *Tool) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, error) {
-	out, s, id, err := c.patchSessionSetup(params, agentHTTP)
+// client sent it. agent is what the agent's initialize result said
+// (ParseAgentMCP); when it takes no transport acp-lsp offers, params come
+// back unchanged and the session still exists (its new errors still reach
+// prompts). For load/resume/fork the ACP session id in params is bound at
+// once; for session/new call Bind with the id from the response.
+func (c *Tool) PatchSessionSetup(params json.RawMessage, agent AgentMCP) (json.RawMessage, *Session, error) {
+	out, s, id, _, err := c.patchSessionSetup(params, agent)
 	if err == nil && id != "" {
 		c.Bind(s, id)
 	}
@@ -60,15 +73,16 @@ func (c *Tool) PatchSessionSetup(params json.RawMessage, agentHTTP bool) (json.R
 }
 
 // patchSessionSetup is PatchSessionSetup without binding: it also returns
-// the session id found in params ("" for session/new).
-func (c *Tool) patchSessionSetup(params json.RawMessage, agentHTTP bool) (json.RawMessage, *Session, string, error) {
+// the session id found in params ("" for session/new) and the transport of
+// the entry ("" when none was added).
+func (c *Tool) patchSessionSetup(params json.RawMessage, agent AgentMCP) (json.RawMessage, *Session, string, Transport, error) {
 	rawCwd, ok := proxy.GetPath(params, "cwd")
 	if !ok {
-		return nil, nil, "", errors.New("component: session setup without cwd")
+		return nil, nil, "", "", errors.New("component: session setup without cwd")
 	}
 	var cwd string
 	if err := json.Unmarshal(rawCwd, &cwd); err != nil {
-		return nil, nil, "", fmt.Errorf("component: session setup cwd: %w", err)
+		return nil, nil, "", "", fmt.Errorf("component: session setup cwd: %w", err)
 	}
 	var extra []string
 	if raw, ok := proxy.GetPath(params, "additionalDirectories"); ok {
@@ -81,25 +95,21 @@ func (c *Tool) patchSessionSetup(params json.RawMessage, agentHTTP bool) (json.R
 	}
 	s, err := c.NewSession(cwd, extra...)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, "", "", err
 	}
-	t := c.cfg.Transport
-	if t == TransportAuto {
-		t = TransportStdio
-		if agentHTTP {
-			t = TransportHTTP
+	out := params
+	t := agent.transport(c.cfg.Transport)
+	if t != "" {
+		if out, err = AppendMCPServer(params, c.entry(s, t, agent.Version)); err != nil {
+			c.CloseSession(s)
+			return nil, nil, "", "", err
 		}
-	}
-	out, err := AppendMCPServer(params, c.Entry(s, t))
-	if err != nil {
-		c.CloseSession(s)
-		return nil, nil, "", err
 	}
 	var id string
 	if rawID, ok := proxy.GetPath(params, "sessionId"); ok {
 		json.Unmarshal(rawID, &id)
 	}
-	return out, s, id, nil
+	return out, s, id, t, nil
 }
 
 // AppendMCPServer appends entry to params.mcpServers, keeping every other

@@ -34,7 +34,7 @@ func TestPatchSessionSetup(t *testing.T) {
 		{`{"sessionId":"s9","cwd":` + jsonString(root) + `,"mcpServers":[]}`, true, "s9"},
 		{`{"cwd":` + jsonString(root) + `}`, false, ""},
 	} {
-		out, s, err := c.PatchSessionSetup(json.RawMessage(tc.params), tc.http)
+		out, s, err := c.PatchSessionSetup(json.RawMessage(tc.params), AgentMCP{Version: 1, Stdio: true, HTTP: tc.http})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestPatchSessionSetup(t *testing.T) {
 			t.Errorf("http entry: %s", entry)
 		}
 	}
-	if _, _, err := c.PatchSessionSetup(json.RawMessage(`{"mcpServers":[]}`), false); err == nil {
+	if _, _, err := c.PatchSessionSetup(json.RawMessage(`{"mcpServers":[]}`), agentV1); err == nil {
 		t.Error("setup without cwd accepted")
 	}
 }

@@ -20,8 +20,8 @@ type Transport string
 
 // Transports.
 const (
-	// TransportAuto is HTTP when the agent advertises
-	// mcpCapabilities.http, stdio otherwise.
+	// TransportAuto is HTTP when the agent advertises it, else stdio
+	// when it takes stdio (every ACP v1 agent), else none (ParseAgentMCP).
 	TransportAuto  Transport = ""
 	TransportHTTP  Transport = "http"
 	TransportStdio Transport = "stdio"

@@ -38,7 +38,8 @@
 //     token); fastpath.go the HTTP fast path for plain tool calls
 //   - acp.go: what the ACP side calls: the session setup's mcpServers
 //     entry, `_lsp/*` notifications, and the new-problems block injected
-//     into prompts
+//     into prompts; agentmcp.go what the agent's initialize result says of
+//     MCP transports (ACP v1 and v2)
 //   - stage.go: Stage, the component as a proxy.Stage in the chain
 //   - render.go: rendering answers (workspace-relative places, paged
 //     listings cut to the output budget, text answers); enclosing.go the

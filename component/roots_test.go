@@ -115,7 +115,7 @@ func TestSessionExtraRoots(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			params := fmt.Sprintf(`{"cwd":%q%s,"mcpServers":[]}`, s0.Root, tc.extra)
-			out, s, err := c.PatchSessionSetup([]byte(params), true)
+			out, s, err := c.PatchSessionSetup([]byte(params), AgentMCP{Version: 1, Stdio: true, HTTP: true})
 			if err != nil {
 				t.Fatal(err)
 			}

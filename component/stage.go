@@ -24,7 +24,8 @@ type Stage struct {
 	hop       *proxy.Hop
 	ready     chan struct{}
 	started   chan struct{}
-	agentHTTP bool
+	// agent is what the agent's initialize result said of MCP.
+	agent AgentMCP
 	// pending are session setup requests passed on, by raw id, awaiting
 	// the agent's answer (session/new's carries the session id).
 	pending map[string]pendingSetup
@@ -54,7 +55,7 @@ var (
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
-	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), pending: map[string]pendingSetup{}, replaced: map[string][]*Session{}}
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), agent: agentV1, pending: map[string]pendingSetup{}, replaced: map[string][]*Session{}}
 	wire := &Wire{
 		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			hop, err := st.waitHop(ctx)
@@ -150,9 +151,9 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 			return
 		}
 		st.mu.Lock()
-		agentHTTP := st.agentHTTP
+		agent := st.agent
 		st.mu.Unlock()
-		patched, s, paramsID, err := st.c.patchSessionSetup(m.Params(), agentHTTP)
+		patched, s, paramsID, transport, err := st.c.patchSessionSetup(m.Params(), agent)
 		if err != nil {
 			hop.Logger().Warn("lsp tool not injected", "method", m.Method, "err", err)
 			hop.ToAgent(m)
@@ -164,6 +165,10 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		s.mu.Lock()
 		s.unredact = unredact
 		s.mu.Unlock()
+		if transport == "" {
+			st.c.log.Warn("lsp tool not injected: the agent advertises no MCP transport acp-lsp offers (ACP v2 capabilities.mcp.stdio or .http); new errors still reach its prompts. Try mcp.transport = \"stdio\" or \"http\" to offer one anyway",
+				"agent", agent.agentName(), "protocolVersion", agent.Version, "method", m.Method)
+		}
 		if !sessionsetup.NamesSession(m.Method) {
 			// A fork's sessionId is its source's: the fork's own id is in
 			// the answer alone.
@@ -230,11 +235,10 @@ func isCachedNotification(method string) bool {
 func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
 	case m.Kind == proxy.KindResponse && m.Method == "initialize":
-		if raw, ok := proxy.GetPath(m.Result(), "agentCapabilities", "mcpCapabilities", "http"); ok {
-			st.mu.Lock()
-			st.agentHTTP = string(raw) == "true"
-			st.mu.Unlock()
-		}
+		agent := ParseAgentMCP(m.Result())
+		st.mu.Lock()
+		st.agent = agent
+		st.mu.Unlock()
 	case m.Kind == proxy.KindResponse && sessionsetup.Is(m.Method):
 		st.mu.Lock()
 		p, ok := st.pending[string(m.ID)]
