@@ -20,10 +20,10 @@ import (
 type Stage struct {
 	c *Tool
 
-	mu        sync.Mutex
-	hop       *proxy.Hop
-	ready     chan struct{}
-	started   chan struct{}
+	mu      sync.Mutex
+	hop     *proxy.Hop
+	ready   chan struct{}
+	started chan struct{}
 	// agent is what the agent's initialize result said of MCP.
 	agent AgentMCP
 	// pending are session setup requests passed on, by raw id, awaiting
