@@ -50,6 +50,11 @@ const (
 	// (timeouts.permission): long enough to read a diff, short enough
 	// that an agent is not kept waiting on a prompt nobody is watching.
 	DefaultPermissionWait = 5 * time.Minute
+	// DefaultConnectWarning is Config.ConnectWarning's default
+	// (mcp.connect_warning): an agent that opens its MCP servers as its
+	// first turn starts does so within seconds (it needs the tool list for
+	// the model's first call), and a slow one must not be warned about.
+	DefaultConnectWarning = time.Minute
 )
 
 // NoWait as Config.DiagnosticsWait answers diagnostics at once from what
@@ -125,6 +130,12 @@ type Config struct {
 	// edit.DefaultMaxFileSize, 10 MiB, as lsp.Options.MaxFileSize;
 	// negative: no cap).
 	MaxFileSize int64
+	// ConnectWarning bounds how long the agent may take to open a
+	// session's MCP server, counted from the later of the setup's answer
+	// and the session's first session/prompt (connectwatch.go); then the
+	// log and the session say that the agent has not (default
+	// DefaultConnectWarning, 1m; negative: never).
+	ConnectWarning time.Duration
 	// Logger receives the component's logs (default discard).
 	Logger *slog.Logger
 	// ForSession, when set, gives a session settings of its own: called
@@ -181,6 +192,9 @@ func (c *Config) fill() error {
 	}
 	if c.PermissionWait <= 0 {
 		c.PermissionWait = DefaultPermissionWait
+	}
+	if c.ConnectWarning == 0 {
+		c.ConnectWarning = DefaultConnectWarning
 	}
 	if c.MaxFileSize == 0 {
 		c.MaxFileSize = edit.DefaultMaxFileSize

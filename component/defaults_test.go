@@ -38,6 +38,7 @@ func TestZeroConfigIsTheConfiguredDefault(t *testing.T) {
 		{"diagnostics.per_file", got.CachePerFile, def.Diagnostics.PerFile},
 		{"diagnostics.injection_budget", got.InjectBudget, def.Diagnostics.InjectionBudget},
 		{"timeouts.permission", got.PermissionWait, def.Timeouts.Permission},
+		{"mcp.connect_warning", got.ConnectWarning, def.MCP.ConnectWarning},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			if tt.component != tt.config {

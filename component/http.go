@@ -26,6 +26,7 @@ func (c *Tool) authenticate(next http.Handler) http.Handler {
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
 		}
+		s.watch.open()
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && !s.ownsMCPSession(sid) {
 			// The SDK's answer for an id it does not know.
 			http.Error(w, "session not found", http.StatusNotFound)

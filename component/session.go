@@ -48,6 +48,8 @@ type Session struct {
 	// line:message.
 	reported map[string]map[string]bool
 	server   *mcp.Server
+	// watch notices an agent that never opens server.
+	watch *connectWatch
 	// unredact ends the chain trace's redaction of token (Stage, through
 	// proxy.Hop.Redact) when the session closes.
 	unredact func()
@@ -85,7 +87,7 @@ func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 		cfg = &sc
 	}
 	s := &Session{c: c, token: newToken(), sock: randomHex(8) + ".sock", Root: root, Extra: roots, checks: checks, cfg: cfg,
-		touched: map[string]bool{}, reported: map[string]map[string]bool{}}
+		touched: map[string]bool{}, reported: map[string]map[string]bool{}, watch: newConnectWatch(c.cfg.ConnectWarning)}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))
 	if err != nil {
@@ -124,6 +126,7 @@ func (c *Tool) serveSocket(s *Session, ln net.Listener) {
 		if err != nil {
 			return
 		}
+		s.watch.open()
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
@@ -156,6 +159,7 @@ func (c *Tool) CloseSession(s *Session) {
 	if ln != nil {
 		ln.Close()
 	}
+	s.watch.stop()
 	s.mu.Lock()
 	unredact := s.unredact
 	s.unredact = nil

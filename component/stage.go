@@ -33,6 +33,9 @@ type Stage struct {
 	// answer: a file counts as written once the editor answers without
 	// an error. Its own lock.
 	writes agentwrite.Tracker
+	// prompts are the session/prompt requests passed on, by raw id,
+	// awaiting the agent's answer (the end of the turn).
+	prompts map[string]*Session
 	// replaced are, by ACP session id, the sessions whose id a later
 	// load or resume of it took over: the agent may still be connected
 	// to them, so they end with the id's session/close.
@@ -55,7 +58,7 @@ var (
 // (Wire over Hop.CallClient/NotifyClient) and asks permission with
 // session/request_permission. cfg.AskPermission, when set, is kept.
 func NewStage(cfg Config) (*Stage, error) {
-	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), agent: agentV1, pending: map[string]pendingSetup{}, replaced: map[string][]*Session{}}
+	st := &Stage{ready: make(chan struct{}), started: make(chan struct{}), agent: agentV1, pending: map[string]pendingSetup{}, prompts: map[string]*Session{}, replaced: map[string][]*Session{}}
 	wire := &Wire{
 		Call: func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 			hop, err := st.waitHop(ctx)
@@ -165,6 +168,8 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		s.mu.Lock()
 		s.unredact = unredact
 		s.mu.Unlock()
+		s.watch.setActions(func() string { return st.unopened(s, agent, transport) },
+			func(line string) { st.sendLine(s, line) }, transport == "")
 		if transport == "" {
 			st.c.log.Warn("lsp tool not injected: the agent advertises no MCP transport acp-lsp offers (ACP v2 capabilities.mcp.stdio or .http); new errors still reach its prompts. Try mcp.transport = \"stdio\" or \"http\" to offer one anyway",
 				"agent", agent.agentName(), "protocolVersion", agent.Version, "method", m.Method)
@@ -187,6 +192,17 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		hop.ToAgent(out)
 	case m.Kind == proxy.KindRequest && m.Method == "session/prompt":
 		params := m.Params()
+		if raw, ok := proxy.GetPath(params, "sessionId"); ok {
+			var id string
+			if json.Unmarshal(raw, &id) == nil {
+				if s := st.c.SessionByACP(id); s != nil {
+					st.mu.Lock()
+					st.prompts[string(m.ID)] = s
+					st.mu.Unlock()
+					s.watch.promptSent()
+				}
+			}
+		}
 		if patched := st.c.InjectPrompt(params); len(patched) != len(params) {
 			if out, err := m.WithParams(patched); err == nil {
 				m = out
@@ -274,11 +290,67 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 			}
 			st.c.Bind(p.s, id)
 		}
+		p.s.watch.setupAnswered()
+	case m.Kind == proxy.KindResponse && m.Method == "session/prompt":
+		st.mu.Lock()
+		s := st.prompts[string(m.ID)]
+		delete(st.prompts, string(m.ID))
+		st.mu.Unlock()
+		if s != nil {
+			if line := s.watch.turnEnded(); line != "" {
+				// The turn's last update, before its answer.
+				hop.NotifyClient("session/update", sessionLine(s.acpSessionID(), line))
+			}
+		}
 	case m.Kind == proxy.KindRequest && m.Method == agentwrite.Method:
 		// Marked when the editor confirms it (see FromClient).
 		st.writes.Requested(m)
 	}
 	hop.ToClient(m)
+}
+
+// unopened logs that the agent has not opened session s's MCP server
+// (transport "": none was offered, already logged) and returns the line
+// for the session.
+func (st *Stage) unopened(s *Session, agent AgentMCP, transport Transport) string {
+	name := agent.agentName()
+	if transport == "" {
+		return "acp-lsp: " + name + " advertises no MCP transport acp-lsp can offer, so this session has no lsp tool; new errors are still added to prompts. See acp-lsp's log."
+	}
+	other := TransportHTTP
+	if transport == TransportHTTP {
+		other = TransportStdio
+	}
+	st.c.log.Warn("the agent has not opened the lsp tool's MCP server: it may ignore session/new's mcpServers (several ACP agents do); the model cannot call the lsp tool, new errors are still added to prompts",
+		"agent", name, "transport", transport, "session", s.acpSessionID(), "after", st.c.cfg.ConnectWarning,
+		"try", fmt.Sprintf("check that the agent passes mcpServers to its MCP client; if it takes %s MCP servers set mcp.transport = %q; if it is only slow raise mcp.connect_warning", other, other))
+	return fmt.Sprintf("acp-lsp: %s has not opened the lsp tool (an MCP server over %s added to this session), so the model cannot call it; new errors are still added to prompts. See acp-lsp's log.", name, transport)
+}
+
+// sendLine writes line to the editor as the session's agent_message_chunk,
+// when the chain runs.
+func (st *Stage) sendLine(s *Session, line string) {
+	st.mu.Lock()
+	hop := st.hop
+	st.mu.Unlock()
+	if hop != nil {
+		hop.NotifyClient("session/update", sessionLine(s.acpSessionID(), line))
+	}
+}
+
+// sessionLine is the session/update params showing line in session id: an
+// agent_message_chunk, the one update every client shows, set apart from
+// the agent's own text by a blank line and named as acp-lsp's by its
+// prefix.
+func sessionLine(id, line string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{
+		"sessionId": id,
+		"update": map[string]any{
+			"sessionUpdate": "agent_message_chunk",
+			"content":       map[string]string{"type": "text", "text": "\n\n" + line + "\n"},
+		},
+	})
+	return b
 }
 
 // askPermission sends session/request_permission to the editor with the

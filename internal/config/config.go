@@ -53,6 +53,11 @@ type MCP struct {
 	// Transport is auto (HTTP when the agent advertises it, stdio
 	// otherwise), http or stdio.
 	Transport string `toml:"transport" enum:"auto,http,stdio"`
+	// ConnectWarning is how long the agent may take to open a session's
+	// MCP server, after the later of session/new's answer and the first
+	// prompt, before the log and the session say it has not; 0 never
+	// warns.
+	ConnectWarning time.Duration `toml:"connect_warning" min:"0"`
 }
 
 // Timeouts bounds requests.
@@ -219,7 +224,7 @@ type ServerTimeouts struct {
 func Defaults() Config {
 	return Config{
 		Log: Log{Level: "info"},
-		MCP: MCP{Transport: "auto"},
+		MCP: MCP{Transport: "auto", ConnectWarning: component.DefaultConnectWarning},
 		Timeouts: Timeouts{
 			Editor:     adapter.DefaultEditorTimeout,
 			Request:    time.Duration(lsp.DefaultTimeouts.Request),

@@ -191,7 +191,8 @@ func AdapterConfig(cfg config.Config, logger *slog.Logger, opts Options) (adapte
 
 // off carries a configured value to the Go API for the keys whose 0 the
 // configuration documents as off (local.max_restarts, restart_backoff,
-// wedge_timeouts, max_file_size; diagnostics.settle_window, wait_budget):
+// wedge_timeouts, max_file_size; diagnostics.settle_window, wait_budget;
+// mcp.connect_warning):
 // lsp and component read zero as their default, like every zero field,
 // and a negative value as off (component.NoWait for the wait). The
 // configuration never holds a negative value for these keys (min 0).
@@ -235,6 +236,7 @@ func ToolConfig(cfg config.Config, logger *slog.Logger, opts Options) (component
 		InjectBudget:        cfg.Diagnostics.InjectionBudget,
 		PermissionWait:      cfg.Timeouts.Permission,
 		MaxFileSize:         int64(off(cfg.Local.MaxFileSize)),
+		ConnectWarning:      off(cfg.MCP.ConnectWarning),
 		Logger:              logger.With("part", "component"),
 	}, nil
 }

@@ -237,12 +237,14 @@ func TestToolConfig(t *testing.T) {
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
 				MaxFileSize:    10 << 20,
+				ConnectWarning: time.Minute,
 			},
 		},
 		{
 			name: "everything changed",
 			edit: func(c *config.Config) {
 				c.MCP.Transport = "stdio"
+				c.MCP.ConnectWarning = 0
 				c.Tool = config.Tool{AllowMutating: false, AllowRawRequest: true, OutputBudget: 999, PageSize: 7}
 				c.Timeouts.Permission = 90 * time.Second
 				c.Diagnostics = config.Diagnostics{
@@ -259,6 +261,7 @@ func TestToolConfig(t *testing.T) {
 				NoDiagnosticsOnSave: true, NoContextInjection: true, InjectWarnings: true, InjectBudget: 300,
 				PermissionWait: 90 * time.Second,
 				MaxFileSize:    10 << 20,
+				ConnectWarning: -1,
 			},
 		},
 		{
@@ -270,6 +273,7 @@ func TestToolConfig(t *testing.T) {
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
 				MaxFileSize:    -1,
+				ConnectWarning: time.Minute,
 			},
 		},
 		{
@@ -280,6 +284,7 @@ func TestToolConfig(t *testing.T) {
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
 				MaxFileSize:    10 << 20,
+				ConnectWarning: time.Minute,
 			},
 		},
 		{
@@ -290,6 +295,7 @@ func TestToolConfig(t *testing.T) {
 				DiagnosticsWait: 5 * time.Second, CacheFiles: 2000, CachePerFile: 200, NoContextInjection: true,
 				PermissionWait: 5 * time.Minute,
 				MaxFileSize:    10 << 20,
+				ConnectWarning: time.Minute,
 			},
 		},
 		{
@@ -300,6 +306,7 @@ func TestToolConfig(t *testing.T) {
 				DiagnosticsWait: component.NoWait, CacheFiles: 2000, CachePerFile: 200, InjectBudget: 2000,
 				PermissionWait: 5 * time.Minute,
 				MaxFileSize:    10 << 20,
+				ConnectWarning: time.Minute,
 			},
 		},
 		{
