@@ -14,8 +14,9 @@ import (
 // first session/prompt. Not from the answer alone: an agent may open its
 // MCP servers lazily, as its first turn starts (it needs the tool list
 // before the model's first call), and the user may type that prompt much
-// later; an agent that connects at once (opencode, about 60 ms after
-// session/new) is done long before either. So a session nobody prompts is
+// later; an agent that connects at once is done long before either
+// (opencode opens it while handling session/new, before its answer:
+// TestOpencodeOpensTheServer). So a session nobody prompts is
 // never warned about, and an agent that connects lazily has the whole
 // bound after the prompt to do so.
 //
@@ -37,7 +38,11 @@ type connectWatch struct {
 	immediate bool
 
 	opened, answered, prompted, done bool
-	timer                            *time.Timer
+	// openedCh is closed at the first open, at openedAt (tests wait on
+	// it and measure).
+	openedCh chan struct{}
+	openedAt time.Time
+	timer    *time.Timer
 	// turns are the prompt turns in progress; queued is the line waiting
 	// for the end of one.
 	turns  int
@@ -45,7 +50,7 @@ type connectWatch struct {
 }
 
 func newConnectWatch(bound time.Duration) *connectWatch {
-	return &connectWatch{bound: bound}
+	return &connectWatch{bound: bound, openedCh: make(chan struct{})}
 }
 
 // setActions sets what expiry does; immediate makes the line due at the
@@ -61,6 +66,10 @@ func (w *connectWatch) setActions(warn func() string, send func(string), immedia
 func (w *connectWatch) open() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !w.opened {
+		w.openedAt = time.Now()
+		close(w.openedCh)
+	}
 	w.opened = true
 	if w.timer != nil {
 		w.timer.Stop()
