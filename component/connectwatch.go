@@ -76,6 +76,13 @@ func (w *connectWatch) open() {
 	}
 }
 
+// isOpened reports whether the agent opened the server.
+func (w *connectWatch) isOpened() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.opened
+}
+
 // setupAnswered records the agent's answer to the session's setup request.
 func (w *connectWatch) setupAnswered() {
 	w.mu.Lock()

@@ -287,6 +287,12 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 				st.mu.Lock()
 				st.replaced[id] = append(st.replaced[id], old)
 				st.mu.Unlock()
+				// The agent may keep its connection to the live
+				// session's server, which still serves it: the tool is
+				// there, nothing to warn about.
+				if old.watch.isOpened() {
+					p.s.watch.open()
+				}
 			}
 			st.c.Bind(p.s, id)
 		}

@@ -156,6 +156,7 @@ func (c *Tool) Close() error {
 	var servers []*mcp.Server
 	for _, s := range c.sessions {
 		servers = append(servers, s.server)
+		s.watch.stop()
 	}
 	c.mu.Unlock()
 	// HTTP clients that never sent DELETE leave sessions open.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,5 +124,57 @@ func TestUnopenedServerWarning(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReloadOfOpenedSession: an agent that opened a session's server and
+// is then given a new entry by a session/load of that live session may keep
+// its first connection (which still serves it): no warning, no line.
+func TestReloadOfOpenedSession(t *testing.T) {
+	root := t.TempDir()
+	var logs syncbuf.Buffer
+	st, err := NewStage(Config{Executable: "/opt/acp-lsp", ConnectWarning: time.Nanosecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	editor, agent, _ := runStage(t, st)
+	editor.send(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
+	agent.recv(t)
+	agent.send(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
+	editor.recv(t)
+	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":%q,"mcpServers":[]}}`, root))
+	m := agent.recv(t)
+	var p struct {
+		MCPServers []struct {
+			URL     string
+			Headers []struct{ Name, Value string }
+		} `json:"mcpServers"`
+	}
+	json.Unmarshal(m["params"], &p)
+	// The agent opens the entry: any request with its token.
+	req, _ := http.NewRequest(http.MethodGet, p.MCPServers[0].URL, nil)
+	req.Header.Set(p.MCPServers[0].Headers[0].Name, p.MCPServers[0].Headers[0].Value)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	agent.send(t, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"S1"}}`)
+	editor.recv(t)
+	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"S1","cwd":%q,"mcpServers":[]}}`, root))
+	agent.recv(t)
+	agent.send(t, `{"jsonrpc":"2.0","id":2,"result":null}`)
+	editor.recv(t)
+	if s := st.Tool().SessionByACP("S1"); !s.watch.isOpened() {
+		t.Error("the reloaded session counts as unopened")
+	}
+	editor.send(t, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"S1","prompt":[]}}`)
+	agent.recv(t)
+	agent.send(t, `{"jsonrpc":"2.0","id":3,"result":{"stopReason":"end_turn"}}`)
+	if got := editor.recv(t); string(got["id"]) != "3" {
+		t.Errorf("editor got %s, want the turn's answer alone", got)
+	}
+	if strings.Contains(logs.String(), "has not opened") {
+		t.Errorf("warned:\n%s", logs.String())
 	}
 }
