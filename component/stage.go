@@ -15,7 +15,8 @@ import (
 // Stage is the component as a stage of an acp-lsp chain (proxy.Stage
 // and proxy.Runner): it patches session setup requests, binds the agent's
 // session ids, injects new diagnostics into prompts, consumes `_lsp/*`
-// notifications coming down, and reaches upstream and asks permissions
+// notifications coming down, says when the agent never opens a session's
+// MCP server (connectwatch.go), and reaches upstream and asks permissions
 // through its hop. Everything else passes untouched.
 type Stage struct {
 	c *Tool
