@@ -125,6 +125,8 @@ type Adapter struct {
 	roots []string
 	// surveys are the last survey of each root (survey).
 	surveys map[string]*lsp.Survey
+	// rfd is what the editor's offer of ACP's LSP proposal set up.
+	rfd rfdState
 
 	closeOnce sync.Once
 	closeErr  error
@@ -336,7 +338,7 @@ func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messa
 // absolute path to a folder: lsp.Manager.AddRoot says why) is left out
 // with a warning. The message is only read, never changed.
 func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
-	var dirs []string
+	var dirs, roots []string
 	if raw, ok := proxy.GetPath(m.Params(), "cwd"); ok {
 		var cwd string
 		if err := json.Unmarshal(raw, &cwd); err != nil {
@@ -362,9 +364,15 @@ func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 			a.roots = append(a.roots, dir)
 		}
 		a.mu.Unlock()
-		if a.cfg.Prewarm && !a.cfg.NoLocal {
+		roots = append(roots, dir)
+		if a.cfg.Prewarm && !a.cfg.NoLocal && !a.rfdOn() {
 			a.background(func(ctx context.Context) { a.prewarm(ctx, dir) })
 		}
+	}
+	// With the editor's RFD servers, the prewarm waits for the answer
+	// (rfdSetup): it needs the session's id to ask what they cover.
+	if a.rfdOn() {
+		a.rfdSetupRequested(m, roots)
 	}
 }
 
@@ -395,6 +403,9 @@ func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		// and the goroutine answering it replies -32800.
 	case m.Kind == proxy.KindResponse && m.Method == "initialize":
 		hop.ToClient(a.initializeUp(hop, m))
+	case m.Kind == proxy.KindResponse && sessionsetup.Is(m.Method):
+		a.rfdSetup(hop, m)
+		hop.ToClient(m)
 	case m.Kind == proxy.KindRequest && m.Method == agentwrite.Method:
 		a.writes.Requested(m)
 		hop.ToClient(m)

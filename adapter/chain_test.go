@@ -34,6 +34,13 @@ type testChain struct {
 
 func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 	t.Helper()
+	return startChainEditor(t, cfg, withComponent, nil)
+}
+
+// startChainEditor is startChain with editor seeing every message that
+// reaches the editor end first (stacktest.Config.Editor).
+func startChainEditor(t testing.TB, cfg Config, withComponent bool, editor acptest.Handler) *testChain {
+	t.Helper()
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +55,7 @@ func startChain(t testing.TB, cfg Config, withComponent bool) *testChain {
 		tc.stage = st
 		comps = append(comps, st)
 	}
-	tc.Chain = stacktest.Start(context.Background(), stacktest.Config{Stages: comps})
+	tc.Chain = stacktest.Start(context.Background(), stacktest.Config{Stages: comps, Editor: editor})
 	var once bool
 	tc.cancel = func() {
 		if once {

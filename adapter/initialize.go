@@ -112,6 +112,7 @@ func (a *Adapter) initializeDown(hop *proxy.Hop, m *proxy.Message) *proxy.Messag
 	a.spelling = ""
 	clear(a.lacks)
 	a.mu.Unlock()
+	a.rfdOffer(hop, m.Params())
 	if o != nil {
 		hop.Logger().Info("editor offers LSP", "methods", slices.Sorted(maps.Keys(o.methods)), "notifications", slices.Sorted(maps.Keys(o.notifications)))
 	}
@@ -146,6 +147,7 @@ func (a *Adapter) chainOffer() capability {
 	// The editor's raw passthrough answers every reference method but
 	// _lsp/diagnostics (converted, see reference), local servers or not.
 	_, passthrough := o.has(lspext.Request)
+	passthrough = passthrough || a.rfdOn()
 	for _, m := range referenceMethods {
 		if _, ok := o.has(m); ok || !a.cfg.NoLocal || (passthrough && m != lspext.Diagnostics) {
 			c.Methods = append(c.Methods, m)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -402,14 +403,27 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 	if a.cfg.NoLocal {
 		return nil, a.localOff(lspext.DiagnosticReport)
 	}
-	uris, left := p.URIs, leftOut{}
-	var (
-		missing []missingServer
-		skipped []lsp.ServerNeed
-	)
+	var ws workspaceScope
+	uris := p.URIs
 	if len(uris) == 0 {
-		uris, left, missing, skipped = a.workspaceURIs()
+		uris, ws = a.workspaceURIs()
 	}
+	return a.localReport(ctx, uris, p.WaitDuration(), ws)
+}
+
+// workspaceScope is what a workspace-wide report leaves out: files beyond
+// its bound, files of needed servers not installed, servers the
+// workspace does not need.
+type workspaceScope struct {
+	left    leftOut
+	missing []missingServer
+	skipped []lsp.ServerNeed
+}
+
+// localReport is the local servers' report on uris, with ws's verdicts on
+// what a workspace-wide report left out.
+func (a *Adapter) localReport(ctx context.Context, uris []string, wait time.Duration, ws workspaceScope) (*lspext.DiagnosticReportResult, error) {
+	left, missing, skipped := ws.left, ws.missing, ws.skipped
 	paths := make([]string, 0, len(uris))
 	for _, u := range uris {
 		path, err := pathOf(u)
@@ -420,7 +434,7 @@ func (a *Adapter) localDiagnosticReport(ctx context.Context, p lspext.Diagnostic
 		paths = append(paths, path)
 	}
 	// Both read zero as the default and negative as no wait.
-	rep, err := a.mgr.Diagnostics(ctx, paths, lsp.DiagnosticsOptions{Timeout: p.WaitDuration()})
+	rep, err := a.mgr.Diagnostics(ctx, paths, lsp.DiagnosticsOptions{Timeout: wait})
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +530,8 @@ const maxWorkspaceFiles = 200
 // not check. missing lists the needed servers not installed, with how
 // many files each leaves unchecked; skipped the servers with files there
 // the workspace does not need.
-func (a *Adapter) workspaceURIs() (uris []string, left leftOut, missing []missingServer, skipped []lsp.ServerNeed) {
+func (a *Adapter) workspaceURIs() (uris []string, ws workspaceScope) {
+	left, missing, skipped := &ws.left, &ws.missing, &ws.skipped
 	a.mu.Lock()
 	roots := slices.Clone(a.roots)
 	a.mu.Unlock()
@@ -546,9 +561,9 @@ func (a *Adapter) workspaceURIs() (uris []string, left leftOut, missing []missin
 			case n.Needed && n.Installed:
 				checked[n.Config.Name] = n.Files
 			case n.Needed:
-				missing = append(missing, missingServer{missingError(n.Config), n.Files})
+				*missing = append(*missing, missingServer{missingError(n.Config), n.Files})
 			default:
-				skipped = append(skipped, n)
+				*skipped = append(*skipped, n)
 			}
 		}
 		for _, f := range sv.Paths {
@@ -564,7 +579,7 @@ func (a *Adapter) workspaceURIs() (uris []string, left leftOut, missing []missin
 			left.files += max(n, 0)
 		}
 	}
-	return uris, left, missing, skipped
+	return uris, ws
 }
 
 // missingServer is a server not installed and how many workspace files

@@ -14,6 +14,13 @@ import (
 // only logged: the first question that needs the server tries again and
 // says why.
 func (a *Adapter) prewarm(ctx context.Context, root string) {
+	a.prewarmWhere(ctx, root, func(lsp.ServerConfig, string) bool { return true })
+}
+
+// prewarmWhere is prewarm of the servers keep accepts (given the server
+// and the file it would start on): with the editor's RFD servers, those
+// no editor server covers.
+func (a *Adapter) prewarmWhere(ctx context.Context, root string, keep func(c lsp.ServerConfig, path string) bool) {
 	sv := a.survey(root, true)
 	var (
 		wg      sync.WaitGroup
@@ -26,6 +33,10 @@ func (a *Adapter) prewarm(ctx context.Context, root string) {
 			continue
 		}
 		path := firstPath(sv, n.Config.Name)
+		if !keep(n.Config, path) {
+			a.log.Debug("prewarm: the editor's server covers it", "server", n.Config.Name, "root", root)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

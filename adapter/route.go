@@ -224,6 +224,11 @@ func (a *Adapter) answerRequest(ctx context.Context, hop *proxy.Hop, params json
 	local := p.Server != "" && !editorServer(p.Server) && a.localName(p.Server)
 	editorOnly := p.Server != "" && !local
 	if !local {
+		// ACP's own proposal first: an editor offering it and `_meta.lsp`
+		// is served in its shape.
+		if res, handled, err := a.rfdRequest(ctx, hop, p); handled {
+			return res, nil, err
+		}
 		if _, ok := a.editorOffers(lspext.Request); ok {
 			res, err := a.callEditor(ctx, hop, lspext.Request, params)
 			if !isCode(err, proxy.CodeMethodNotFound) || editorOnly {
@@ -273,6 +278,19 @@ func (a *Adapter) viaReference(ctx context.Context, hop *proxy.Hop, ref string, 
 // the editor's answer as is when it offers the method, else local servers'
 // answer converted.
 func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method != lspext.Diagnostics && a.rfdOn() {
+		// The editor's RFD servers, converted; local servers for what
+		// they do not take.
+		return a.referenceVia(ctx, method, params, func(ctx context.Context, call localCall) (json.RawMessage, error) {
+			p := lspext.RequestParams{URI: call.uri, Method: call.method, Params: call.params}
+			b, err := json.Marshal(p)
+			if err != nil {
+				return nil, err
+			}
+			res, _, err := a.answerRequest(ctx, hop, b, p)
+			return res, err
+		})
+	}
 	if _, ok := a.editorOffers(method); ok {
 		res, err := a.callEditor(ctx, hop, method, params)
 		if !isCode(err, proxy.CodeMethodNotFound) {
@@ -302,7 +320,7 @@ func (a *Adapter) reference(ctx context.Context, hop *proxy.Hop, method string, 
 		if err := json.Unmarshal(params, &p); err != nil || p.URI == "" {
 			return nil, badParams("%s: params need uri", method)
 		}
-		rep, err := a.localDiagnosticReport(ctx, lspext.DiagnosticReportParams{URIs: []string{p.URI}})
+		rep, err := a.rfdOrLocalDiagnostics(ctx, hop, lspext.DiagnosticReportParams{URIs: []string{p.URI}})
 		if err != nil {
 			return nil, err
 		}
@@ -363,6 +381,13 @@ func (a *Adapter) diagnosticReport(ctx context.Context, hop *proxy.Hop, params j
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, badParams("params: %w", err)
 		}
+	}
+	if a.rfdOn() {
+		rep, err := a.rfdOrLocalDiagnostics(ctx, hop, p)
+		if err != nil {
+			return nil, err
+		}
+		return marshal(rep)
 	}
 	if _, ok := a.editorOffers(lspext.DiagnosticReport); ok {
 		res, err := a.callEditor(ctx, hop, lspext.DiagnosticReport, params)
@@ -469,6 +494,9 @@ func (a *Adapter) servers(ctx context.Context, hop *proxy.Hop, method string, pa
 		}
 	}
 	infos := []lspext.ServerInfo{}
+	if a.rfdOn() {
+		infos = append(infos, a.rfdServerInfos(ctx, hop, p.URI)...)
+	}
 	ask := method
 	if _, ok := a.editorOffers(ask); !ok && method == lspext.Status {
 		ask = lspext.Servers // the passthrough's list is the editor's status too

@@ -213,3 +213,18 @@ func asPosition(m map[string]any) (position.Position, bool) {
 	}
 	return position.Position{Line: uint32(l), Character: uint32(ch)}, true
 }
+
+// ConvertPositions rewrites every {line, character} of raw, an LSP JSON
+// value (params or a result), from one position encoding to another, as
+// the Manager does at its edge: for a peer that counts in another
+// encoding than this package's UTF-16 API, such as an editor's language
+// server reached through ACP's lsp/request. Documents are read from disk,
+// regular files of at most limit bytes (0: DefaultMaxFileSize, negative:
+// any size); defaultURI is the document of positions outside any
+// URI-bearing object. Equal encodings return raw untouched.
+func ConvertPositions(raw json.RawMessage, defaultURI string, from, to position.Encoding, limit int64) (json.RawMessage, error) {
+	if limit == 0 {
+		limit = DefaultMaxFileSize
+	}
+	return newConverter(from, to, nil, limit).convert(raw, defaultURI)
+}
