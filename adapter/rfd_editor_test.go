@@ -2,17 +2,24 @@ package adapter
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/internal/procfs"
+	"github.com/acp-lsp/acp-lsp/internal/test/acptest"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/rfdeditor"
 	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/lsp/position"
 )
 
 // rfdChain is a chain whose editor speaks ACP's LSP proposal and fronts
@@ -22,6 +29,19 @@ type rfdChain struct {
 	editor  *rfdeditor.Editor
 	root    string
 	prewarm chan []string
+
+	mu sync.Mutex
+	// meta are the `_lsp/*` requests the editor got (refused -32601).
+	meta []string
+}
+
+// rfdOpts shape startRFD's chain.
+type rfdOpts struct {
+	v2 bool
+	// meta is the editor's clientCapabilities._meta besides `lsp` (v1).
+	meta string
+	// agentMeta is the agent's agentCapabilities._meta.
+	agentMeta string
 }
 
 // startRFD runs editor ⇄ adapter ⇄ component ⇄ agent with an rfdeditor
@@ -29,6 +49,11 @@ type rfdChain struct {
 // capabilities.lsp), and opens session S1 on the folder. The adapter
 // prewarms: it must start no server the editor's cover.
 func startRFD(t *testing.T, cfg rfdeditor.Config, v2 bool) (*rfdChain, *stacktest.Entry) {
+	t.Helper()
+	return startRFDWith(t, cfg, rfdOpts{v2: v2})
+}
+
+func startRFDWith(t *testing.T, cfg rfdeditor.Config, o rfdOpts) (*rfdChain, *stacktest.Entry) {
 	t.Helper()
 	peers.Require(t, "gopls")
 	peers.Require(t, "pyright-langserver")
@@ -41,7 +66,17 @@ func startRFD(t *testing.T, cfg rfdeditor.Config, v2 bool) (*rfdChain, *stacktes
 	must(t, err)
 	rc := &rfdChain{editor: ed, root: root, prewarm: make(chan []string, 1)}
 	rc.testChain = startChainEditor(t, Config{LSP: lsp.Options{Env: peers.Env()}, Prewarm: true,
-		OnPrewarm: func(_ string, servers []string, _ error) { rc.prewarm <- servers }}, true, ed.Handler)
+		OnPrewarm: func(_ string, servers []string, _ error) { rc.prewarm <- servers }}, true,
+		func(p *acptest.Peer, m acptest.Msg) bool {
+			if m.IsRequest() && strings.HasPrefix(m.Method, "_lsp/") {
+				rc.mu.Lock()
+				rc.meta = append(rc.meta, m.Method)
+				rc.mu.Unlock()
+				p.ReplyError(m.ID, -32601, "not answered here")
+				return true
+			}
+			return ed.Handler(p, m)
+		})
 	t.Cleanup(func() {
 		rc.cancel()
 		if err := ed.Close(); err != nil {
@@ -50,13 +85,20 @@ func startRFD(t *testing.T, cfg rfdeditor.Config, v2 bool) (*rfdChain, *stacktes
 	})
 	must(t, ed.AddSession(context.Background(), "S1", root))
 	caps := `{"fs":{"readTextFile":true,"writeTextFile":true},"lsp":{}}`
-	if v2 {
+	if o.meta != "" {
+		caps = `{"fs":{"readTextFile":true,"writeTextFile":true},"lsp":{},"_meta":` + o.meta + `}`
+	}
+	agentCaps := `{"loadSession":true,"mcpCapabilities":{"http":true}}`
+	if o.agentMeta != "" {
+		agentCaps = `{"loadSession":true,"mcpCapabilities":{"http":true},"_meta":` + o.agentMeta + `}`
+	}
+	if o.v2 {
 		rc.Editor.Sendf(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"capabilities":{"lsp":{}}}}`)
 		rc.Agent.Next(t)
 		rc.Agent.Sendf(t, `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"mcpCapabilities":{"http":true}}}}`)
 		rc.Editor.Next(t)
 	} else {
-		rc.Initialize(t, caps, `{"loadSession":true,"mcpCapabilities":{"http":true}}`)
+		rc.Initialize(t, caps, agentCaps)
 	}
 	e := rc.newSession(t, root)
 	if started := <-rc.prewarm; len(started) > 0 {
@@ -259,5 +301,82 @@ func TestRFDUnknownServer(t *testing.T) {
 	reqs := rc.editor.Requests()
 	if last := reqs[len(reqs)-1].Server; last != rfdeditor.ServerID("gopls", rc.root)+"#1" {
 		t.Errorf("last request went to %q", last)
+	}
+}
+
+// TestRFDPositionEncoding: an editor whose server counts in UTF-8 gets
+// the position of a call after "Ünïcödé 🛒" in bytes, and the locations it
+// answers in bytes are shown at the right characters.
+func TestRFDPositionEncoding(t *testing.T) {
+	rc, entry := startRFD(t, rfdeditor.Config{Encoding: position.UTF8}, false)
+	cs := stacktest.Connect(t, entry)
+	src, err := os.ReadFile(filepath.Join(rc.root, "shop.go"))
+	must(t, err)
+	line := strings.Split(string(src), "\n")[10]
+	byteCol := strings.Index(line, "total(")
+	runeCol := utf8.RuneCountInString(line[:byteCol])
+	if byteCol == runeCol {
+		t.Fatalf("line 11 holds no multi-byte text: %q", line)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "definition", "file": "shop.go", "line": 11, "symbol": "total"}, "shop.go:3:6"},
+		{map[string]any{"action": "references", "file": "shop.go", "line": 3, "symbol": "total"}, fmt.Sprintf("shop.go:11:%d", runeCol+1)},
+	} {
+		if text, isErr, _ := stacktest.CallTool(t, cs, c.args); isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%v: want %q in:\n%s", c.args, c.want, text)
+		}
+	}
+	for _, r := range rc.editor.Requests() {
+		if r.Method != "textDocument/definition" {
+			continue
+		}
+		var p struct {
+			Position struct{ Line, Character int } `json:"position"`
+		}
+		must(t, json.Unmarshal(r.Params, &p))
+		if p.Position.Line != 10 || p.Position.Character < byteCol || p.Position.Character >= byteCol+len("total") {
+			t.Errorf("definition asked at %+v, want line 10, a byte of total at %d", p.Position, byteCol)
+		}
+	}
+}
+
+// TestRFDWithMetaDialect: an editor offering the RFD and `_meta.lsp` (its
+// `_lsp/request` passthrough and pushed diagnostics) is asked in the RFD's
+// shape, `_lsp/*` never; its pushed diagnostics still travel down to the
+// agent that asked for them.
+func TestRFDWithMetaDialect(t *testing.T) {
+	rc, entry := startRFDWith(t, rfdeditor.Config{}, rfdOpts{
+		meta:      `{"lsp":{"methods":["_lsp/request","_lsp/servers","_lsp/diagnosticReport"],"notifications":["_lsp/publishDiagnostics","_lsp/didSave"]}}`,
+		agentMeta: `{"lsp":{"notifications":["_lsp/publishDiagnostics"]}}`,
+	})
+	cs := stacktest.Connect(t, entry)
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "definition", "file": "shop.go", "line": 11, "symbol": "total"}, "shop.go:3:6"},
+		{map[string]any{"action": "diagnostics", "file": "shop.go"}, "undefined: missingPrices"},
+		{map[string]any{"action": "status"}, "editor:gopls"},
+	} {
+		if text, isErr, _ := stacktest.CallTool(t, cs, c.args); isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%v: want %q in:\n%s", c.args, c.want, text)
+		}
+	}
+	if got := answered(rc.editor, "gopls"); !slices.Contains(got, "textDocument/definition") || !slices.Contains(got, "textDocument/diagnostic") {
+		t.Errorf("the editor's gopls answered %v", got)
+	}
+	rc.mu.Lock()
+	meta := slices.Clone(rc.meta)
+	rc.mu.Unlock()
+	if len(meta) > 0 {
+		t.Errorf("the editor was asked %v in the `_meta` dialect", meta)
+	}
+	uri := edit.URIFromPath(filepath.Join(rc.root, "shop.go"))
+	rc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":1,"character":1},"end":{"line":1,"character":2}},"message":"PUSHED"}]}}`, uri)
+	if m, _ := rc.Agent.NextMethod(t, "_lsp/publishDiagnostics"); !strings.Contains(string(m.Params), "PUSHED") {
+		t.Errorf("the agent got %s", m.Raw)
 	}
 }

@@ -494,7 +494,10 @@ func (a *Adapter) servers(ctx context.Context, hop *proxy.Hop, method string, pa
 		}
 	}
 	infos := []lspext.ServerInfo{}
-	if a.rfdOn() {
+	rfd := a.rfdOn()
+	if rfd {
+		// The RFD's list is the editor's: a `_meta.lsp` list beside it
+		// is not asked.
 		infos = append(infos, a.rfdServerInfos(ctx, hop, p.URI)...)
 	}
 	ask := method
@@ -502,7 +505,7 @@ func (a *Adapter) servers(ctx context.Context, hop *proxy.Hop, method string, pa
 		ask = lspext.Servers // the passthrough's list is the editor's status too
 		params = json.RawMessage("{}")
 	}
-	if _, ok := a.editorOffers(ask); ok {
+	if _, ok := a.editorOffers(ask); ok && !rfd {
 		res, err := a.callEditor(ctx, hop, ask, params)
 		var r lspext.ServersResult
 		switch {
@@ -518,7 +521,7 @@ func (a *Adapter) servers(ctx context.Context, hop *proxy.Hop, method string, pa
 				infos = append(infos, s)
 			}
 		}
-	} else if caps := a.editorCapabilities(); caps != nil {
+	} else if caps := a.editorCapabilities(); caps != nil && !rfd {
 		infos = append(infos, lspext.ServerInfo{Name: editorServerName, Source: "editor", State: "ready", Capabilities: caps})
 	}
 	uri := p.URI
