@@ -165,6 +165,10 @@ func (a *Adapter) rfdList(ctx context.Context, hop *proxy.Hop, session string, f
 		return nil, err
 	}
 	raw, err := a.callOnce(ctx, hop, lspext.RFDServers, b)
+	if isCode(err, proxy.CodeMethodNotFound) {
+		// Offered but not answered: no servers, without asking each time.
+		raw, err = json.RawMessage(`{"servers":[]}`), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -214,14 +218,14 @@ const (
 	rfdNotRunning
 )
 
-// pickRFDServer chooses the server for a request on path (lang is its
-// language id, "" when unknown) as the RFD advises: servers whose
+// pickRFDServer chooses the server for a request on path (langs are its
+// language ids, none when unknown) as the RFD advises: servers whose
 // workspacePath holds the file; whose fileExtensions hold its extension
 // (or, listing none, whose languageId is its language; a server saying
 // neither is a weaker match); with the capability method needs; running
 // first; then the most specific root. want, when set, names the server
 // (its id, or "editor:"+name).
-func pickRFDServer(servers []lspext.RFDServerInfo, path, lang, method, want string) (lspext.RFDServerInfo, rfdMiss) {
+func pickRFDServer(servers []lspext.RFDServerInfo, path string, langs []string, method, want string) (lspext.RFDServerInfo, rfdMiss) {
 	ext := strings.TrimPrefix(filepath.Ext(path), ".")
 	var (
 		best    lspext.RFDServerInfo
@@ -236,7 +240,7 @@ func pickRFDServer(servers []lspext.RFDServerInfo, path, lang, method, want stri
 		if s.WorkspacePath == "" || !edit.Within(s.WorkspacePath, path) {
 			continue
 		}
-		match := languageMatch(s, ext, lang)
+		match := languageMatch(s, ext, langs)
 		if match == 0 {
 			continue
 		}
@@ -274,25 +278,19 @@ func cmpKey(a, b [3]int) int {
 }
 
 // languageMatch rates how well s covers a file: 2 when its extensions or
-// (listing none) its language name the file's, 1 when it says neither, 0
-// when it names others.
-func languageMatch(s lspext.RFDServerInfo, ext, lang string) int {
+// its language name the file's (one of langs), 1 when it says neither, or
+// names a language when the file's is unknown, 0 when it names others.
+func languageMatch(s lspext.RFDServerInfo, ext string, langs []string) int {
+	if s.LanguageID != "" && slices.Contains(langs, s.LanguageID) {
+		return 2
+	}
 	switch {
 	case len(s.FileExtensions) > 0:
 		if ext != "" && slices.ContainsFunc(s.FileExtensions, func(e string) bool { return strings.EqualFold(strings.TrimPrefix(e, "."), ext) }) {
 			return 2
 		}
-		if lang != "" && s.LanguageID == lang {
-			return 2
-		}
 		return 0
-	case s.LanguageID != "":
-		if lang == "" {
-			return 1
-		}
-		if s.LanguageID == lang {
-			return 2
-		}
+	case s.LanguageID != "" && len(langs) > 0:
 		return 0
 	}
 	return 1
@@ -374,15 +372,21 @@ func encodingOf(s lspext.RFDServerInfo) position.Encoding {
 	return enc
 }
 
-// languageOf is the language id of path by the local configuration
-// (lsp's registry), "" when no configured server serves it.
-func (a *Adapter) languageOf(path string) string {
+// languageOf are the language ids of path by the local configuration
+// (lsp's registry): the one sent for the file and the language of the
+// server serving it, which differ for a go.mod ("go.mod", "go"), so that
+// an editor's gopls listing only .go files covers go.mod too; none when no
+// configured server serves it.
+func (a *Adapter) languageOf(path string) []string {
 	for _, c := range a.configs() {
 		if c.Serves(path) {
-			return c.LanguageID(path)
+			if id := c.LanguageID(path); id != c.Language {
+				return []string{id, c.Language}
+			}
+			return []string{c.Language}
 		}
 	}
-	return ""
+	return nil
 }
 
 // rfdReason reads the RFD's reason from an editor's error.
@@ -395,17 +399,26 @@ func rfdReason(err error) (lspext.RFDErrorData, bool) {
 	return d, ok && d.Reason != ""
 }
 
-// notRunningError is the answer while the editor's server does not take
-// requests: the server's state, never an empty result.
-func notRunningError(s lspext.RFDServerInfo, state string) error {
-	state = cmp.Or(state, s.State, "not running")
-	what := "is still " + state
-	if state != lspext.RFDStateStarting {
-		what = "is not running (" + state + ")"
+// notRunning is the answer while the editor's server does not take
+// requests: the server's state, never an empty result. The asker gets it
+// as -32603 with its message (rpcError).
+type notRunning struct {
+	server, state string
+}
+
+func (e *notRunning) Error() string {
+	what := "is still " + e.state
+	if e.state != lspext.RFDStateStarting {
+		what = "is not running (" + e.state + ")"
 	}
-	return &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf(
-		"language server %s%s in the editor %s, not ready yet: its answer is unknown, not empty; ask again shortly",
-		editorPrefix, s.Name, what)}
+	return fmt.Sprintf("the editor's language server %s%s %s, not ready yet: its answer is unknown, not empty; ask again shortly",
+		editorPrefix, e.server, what)
+}
+
+// notRunningError is a notRunning for s in state (s's listed state when
+// the editor's error gave none).
+func notRunningError(s lspext.RFDServerInfo, state string) error {
+	return &notRunning{server: s.Name, state: cmp.Or(state, s.State, "not running")}
 }
 
 // rfdSend is one lsp/request to server s: params converted from UTF-16
@@ -510,7 +523,6 @@ func (a *Adapter) rfdRequest(ctx context.Context, hop *proxy.Hop, p lspext.Reque
 	if !a.rfdOn() || lspext.RFDNeverForwarded(p.Method) || lspNotifications[p.Method] {
 		return nil, false, nil
 	}
-	want := p.Server
 	if p.URI == "" {
 		return a.rfdWorkspace(ctx, hop, p)
 	}
@@ -518,7 +530,7 @@ func (a *Adapter) rfdRequest(ctx context.Context, hop *proxy.Hop, p lspext.Reque
 	if err != nil {
 		return nil, false, nil
 	}
-	res, _, handled, err := a.rfdAsk(ctx, hop, path, p.URI, p.Method, want, p.Params)
+	res, _, handled, err := a.rfdAsk(ctx, hop, path, p.URI, p.Method, p.Server, p.Params)
 	return res, handled, err
 }
 
@@ -615,7 +627,6 @@ func (a *Adapter) rfdDiagnostics(ctx context.Context, hop *proxy.Hop, uris []str
 			continue // local servers say what is wrong with it
 		}
 		wg.Go(func() {
-			answers[i] = answer{}
 			params, _ := json.Marshal(map[string]any{"textDocument": map[string]string{"uri": uri}})
 			res, s, handled, err := a.rfdAsk(ctx, hop, path, uri, "textDocument/diagnostic", "", params)
 			if !handled {
@@ -640,9 +651,10 @@ func (a *Adapter) rfdDiagnostics(ctx context.Context, hop *proxy.Hop, uris []str
 			rest = append(rest, uri)
 		case ans.err != nil:
 			verdict, detail := lspext.VerdictFailed, rpcError(ctx, lspext.DiagnosticReport, ans.err).Message
+			var nr *notRunning
 			switch {
-			case strings.Contains(detail, " is still "+lspext.RFDStateStarting):
-				verdict = lspext.VerdictStarting
+			case errors.As(ans.err, &nr) && nr.state == lspext.RFDStateStarting:
+				verdict, detail = lspext.VerdictStarting, nr.Error()
 			case strings.Contains(detail, editorTimeoutText):
 				verdict = lspext.VerdictTimeout
 			}
@@ -749,7 +761,7 @@ func (a *Adapter) rfdCovers(ctx context.Context, hop *proxy.Hop, session string,
 			return false
 		}
 		return (s.LanguageID != "" && s.LanguageID == c.Language) ||
-			slices.ContainsFunc(c.Extensions, func(ext string) bool { return languageMatch(s, ext, "") == 2 })
+			slices.ContainsFunc(c.Extensions, func(ext string) bool { return languageMatch(s, ext, nil) == 2 })
 	})
 }
 

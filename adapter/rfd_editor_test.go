@@ -150,8 +150,9 @@ func answered(ed *rfdeditor.Editor, name string) []string {
 
 // TestRFDEditorServesTheTool: with an editor offering ACP's LSP proposal
 // (v1 and v2 capability) and fronting real gopls and pyright, the tool's
-// definition (after non-BMP text), references, hover, symbols, pulled
-// diagnostics and rename preview come from the editor's servers through
+// definition (after non-BMP text), references, hover, symbols (of a file
+// and of the workspace), pulled diagnostics (of a file and of the
+// workspace) and rename preview come from the editor's servers through
 // lsp/request; no local gopls is started (the process table holds the
 // editor's alone). pyright lists no diagnosticProvider (it registers it
 // later): Python diagnostics come from a local pyright, by the rule.
@@ -172,6 +173,8 @@ func TestRFDEditorServesTheTool(t *testing.T) {
 				{map[string]any{"action": "rename", "file": "shop.go", "line": 3, "symbol": "total", "new_name": "sum2"}, []string{"sum2"}},
 				{map[string]any{"action": "hover", "file": "shop.py", "line": 1, "symbol": "total"}, []string{"total"}},
 				{map[string]any{"action": "diagnostics", "file": "shop.py"}, []string{"shop.py:6:", `"missing_prices" is not defined`}},
+				{map[string]any{"action": "symbols", "query": "total"}, []string{"shop.go:3:"}},
+				{map[string]any{"action": "diagnostics", "file": "*"}, []string{"undefined: missingPrices", `"missing_prices" is not defined`}},
 			} {
 				text, isErr, _ := stacktest.CallTool(t, cs, c.args)
 				for _, w := range c.want {
@@ -183,7 +186,7 @@ func TestRFDEditorServesTheTool(t *testing.T) {
 			}
 			got := answered(rc.editor, "gopls")
 			for _, m := range []string{"textDocument/definition", "textDocument/references", "textDocument/hover",
-				"textDocument/documentSymbol", "textDocument/diagnostic", "textDocument/rename"} {
+				"textDocument/documentSymbol", "textDocument/diagnostic", "textDocument/rename", "workspace/symbol"} {
 				if !slices.Contains(got, m) {
 					t.Errorf("the editor's gopls was not asked %s (asked %v)", m, got)
 				}

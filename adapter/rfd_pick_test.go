@@ -51,17 +51,20 @@ func TestPickRFDServer(t *testing.T) {
 		{"capability absent from the map: tried", []lspext.RFDServerInfo{gopls}, "/w/a.go", "textDocument/someExtension", "gopls@/w", rfdFound},
 		{"capability needed, none", []lspext.RFDServerInfo{gopls}, "/w/a.go", "textDocument/diagnostic", "", rfdIncapable},
 		{"no servers", nil, "/w/a.go", "textDocument/hover", "", rfdUncovered},
+		{"go.mod by the server's language", []lspext.RFDServerInfo{pyright, gopls}, "/w/go.mod", "textDocument/hover", "gopls@/w", rfdFound},
+		{"a language server of another language", []lspext.RFDServerInfo{srv("ts@/w", "/w", "typescript", "running")}, "/w/a.go", "textDocument/hover", "", rfdUncovered},
 		{"unknown state", []lspext.RFDServerInfo{srv("gopls@/w", "/w", "go", "crashed", "go")}, "/w/a.go", "textDocument/hover", "gopls@/w", rfdNotRunning},
 	} {
-		got, miss := pickRFDServer(tc.servers, tc.path, map[string]string{".go": "go", ".py": "python"}[extOf(tc.path)], tc.method, "")
+		langs := map[string][]string{".go": {"go"}, ".py": {"python"}, ".mod": {"go.mod", "go"}}[extOf(tc.path)]
+		got, miss := pickRFDServer(tc.servers, tc.path, langs, tc.method, "")
 		if got.ServerID != tc.want || miss != tc.miss {
 			t.Errorf("%s: picked %q (%d), want %q (%d)", tc.name, got.ServerID, miss, tc.want, tc.miss)
 		}
 	}
-	if got, _ := pickRFDServer([]lspext.RFDServerInfo{gopls, goplsSub}, "/w/sub/a.go", "go", "textDocument/hover", "editor:gopls"); got.ServerID != "gopls@/w/sub" {
+	if got, _ := pickRFDServer([]lspext.RFDServerInfo{gopls, goplsSub}, "/w/sub/a.go", []string{"go"}, "textDocument/hover", "editor:gopls"); got.ServerID != "gopls@/w/sub" {
 		t.Errorf("by name: %q", got.ServerID)
 	}
-	if got, _ := pickRFDServer([]lspext.RFDServerInfo{gopls, goplsSub}, "/w/sub/a.go", "go", "textDocument/hover", "gopls@/w"); got.ServerID != "gopls@/w" {
+	if got, _ := pickRFDServer([]lspext.RFDServerInfo{gopls, goplsSub}, "/w/sub/a.go", []string{"go"}, "textDocument/hover", "gopls@/w"); got.ServerID != "gopls@/w" {
 		t.Errorf("by id: %q", got.ServerID)
 	}
 }
@@ -105,6 +108,7 @@ func TestRFDErrorMapping(t *testing.T) {
 		{"starting", []string{"editor:gopls", "is still starting", "unknown, not empty"}},
 		{"not_running", []string{"editor:gopls", "is not running (not_running)", "unknown, not empty"}},
 		{"", []string{"is not running (running)"}},
+		{"crashed", []string{"is not running (crashed)", "ask again"}},
 	} {
 		msg := notRunningError(gopls, tc.state).Error()
 		for _, w := range tc.want {
@@ -155,7 +159,7 @@ func FuzzRFDAnswers(f *testing.F) {
 		if json.Unmarshal(b, &r) != nil {
 			return
 		}
-		s, miss := pickRFDServer(r.Servers, path, "", method, "")
+		s, miss := pickRFDServer(r.Servers, path, nil, method, "")
 		if miss == rfdFound || miss == rfdNotRunning {
 			found := false
 			for _, x := range r.Servers {
@@ -166,4 +170,55 @@ func FuzzRFDAnswers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRFDSessions: the session a file belongs to, learnt from setup
+// requests and their answers: new and fork by the answer's id, load and
+// resume by the one they name; a refused setup is not recorded; the
+// deepest folder holding the file wins, the newest of equals.
+func TestRFDSessions(t *testing.T) {
+	a, err := New(Config{NoLocal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.rfd = rfdState{on: true, pending: map[string]rfdSession{}, lists: map[string]*lspext.RFDServersResult{}, refused: map[string]bool{}}
+	setup := func(id, method, params, answer string, dirs ...string) {
+		t.Helper()
+		req, err := proxy.Parse([]byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":` + params + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.rfdSetupRequested(req, dirs)
+		resp, err := proxy.Parse([]byte(`{"jsonrpc":"2.0","id":` + id + `,` + answer + `}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Method = method
+		a.rfdSetupAnswered(resp)
+	}
+	setup(`1`, "session/new", `{"cwd":"/w"}`, `"result":{"sessionId":"A"}`, "/w")
+	setup(`"x"`, "session/load", `{"sessionId":"B","cwd":"/w/sub"}`, `"result":{}`, "/w/sub")
+	setup(`3`, "session/new", `{"cwd":"/refused"}`, `"error":{"code":-32603,"message":"no"}`, "/refused")
+	setup(`4`, "session/unstable_fork", `{"sessionId":"A","cwd":"/v"}`, `"result":{"sessionId":"C"}`, "/v", "/extra")
+	for _, tc := range []struct {
+		path, want string
+		ok         bool
+	}{
+		{"/w/a.go", "A", true},
+		{"/w/sub/a.go", "B", true},
+		{"/v/a.go", "C", true},
+		{"/extra/x/a.go", "C", true},
+		{"/refused/a.go", "", false},
+		{"/elsewhere/a.go", "", false},
+		{"", "C", true},
+	} {
+		if got, ok := a.rfdSessionFor(tc.path); got != tc.want || ok != tc.ok {
+			t.Errorf("rfdSessionFor(%q) = %q, %v; want %q, %v", tc.path, got, ok, tc.want, tc.ok)
+		}
+	}
+	setup(`5`, "session/resume", `{"sessionId":"A","cwd":"/w"}`, `"result":null`, "/w")
+	if got, _ := a.rfdSessionFor(""); got != "A" {
+		t.Errorf("after resuming A the newest session is %q", got)
+	}
 }
