@@ -2,10 +2,12 @@
 // the chain next to the editor and answers every `_lsp/*` request coming up
 // from below (the component, or an agent that speaks the extension itself).
 //
-// Per editor connection and per method it picks who answers: the editor,
-// when its initialize request offers the method in
-// clientCapabilities._meta.lsp, or language servers the adapter runs itself
-// (package lsp) otherwise. Below the adapter there is one vocabulary, the
+// Per editor connection, per file and per method it picks who answers:
+// the editor's language servers when its initialize request offers ACP's
+// own LSP proposal (`lsp`, asked first, rfd.go) and one of them takes the
+// file and method; the editor, when it offers the method in
+// clientCapabilities._meta.lsp; or language servers the adapter runs
+// itself (package lsp) otherwise. Below the adapter there is one vocabulary, the
 // LSP-native `_lsp/*` methods of docs/protocol.md §3; toward editors that
 // only speak the reference methods (§1) the adapter translates.
 //
