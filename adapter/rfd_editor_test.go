@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/acp-lsp/acp-lsp/internal/procfs"
@@ -42,6 +43,8 @@ type rfdOpts struct {
 	meta string
 	// agentMeta is the agent's agentCapabilities._meta.
 	agentMeta string
+	// editorTimeout is the adapter's EditorTimeout (0: its default).
+	editorTimeout time.Duration
 }
 
 // startRFD runs editor ⇄ adapter ⇄ component ⇄ agent with an rfdeditor
@@ -65,7 +68,7 @@ func startRFDWith(t *testing.T, cfg rfdeditor.Config, o rfdOpts) (*rfdChain, *st
 	ed, err := rfdeditor.New(cfg)
 	must(t, err)
 	rc := &rfdChain{editor: ed, root: root, prewarm: make(chan []string, 1)}
-	rc.testChain = startChainEditor(t, Config{LSP: lsp.Options{Env: peers.Env()}, Prewarm: true,
+	rc.testChain = startChainEditor(t, Config{LSP: lsp.Options{Env: peers.Env()}, Prewarm: true, EditorTimeout: o.editorTimeout,
 		OnPrewarm: func(_ string, servers []string, _ error) { rc.prewarm <- servers }}, true,
 		func(p *acptest.Peer, m acptest.Msg) bool {
 			if m.IsRequest() && strings.HasPrefix(m.Method, "_lsp/") {
@@ -141,7 +144,7 @@ func editorPIDs(ed *rfdeditor.Editor, name string) []int {
 func answered(ed *rfdeditor.Editor, name string) []string {
 	var out []string
 	for _, r := range ed.Requests() {
-		if r.Refused == "" && strings.HasPrefix(r.Server, name+"@") && !slices.Contains(out, r.Method) {
+		if r.Refused == "" && !r.Held && strings.HasPrefix(r.Server, name+"@") && !slices.Contains(out, r.Method) {
 			out = append(out, r.Method)
 		}
 	}
@@ -381,5 +384,35 @@ func TestRFDWithMetaDialect(t *testing.T) {
 	rc.Editor.Sendf(t, `{"jsonrpc":"2.0","method":"_lsp/publishDiagnostics","params":{"uri":%q,"diagnostics":[{"range":{"start":{"line":1,"character":1},"end":{"line":1,"character":2}},"message":"PUSHED"}]}}`, uri)
 	if m, _ := rc.Agent.NextMethod(t, "_lsp/publishDiagnostics"); !strings.Contains(string(m.Params), "PUSHED") {
 		t.Errorf("the agent got %s", m.Raw)
+	}
+}
+
+// TestRFDCancelOnGivingUp: a request the editor holds past the adapter's
+// editor timeout is cancelled with $/cancel_request naming it, as the RFD
+// has it; the tool says the editor did not answer and no local gopls
+// answers instead.
+func TestRFDCancelOnGivingUp(t *testing.T) {
+	rc, entry := startRFDWith(t, rfdeditor.Config{Hold: []string{"textDocument/hover"}}, rfdOpts{editorTimeout: 2 * time.Second})
+	cs := stacktest.Connect(t, entry)
+	text, _, _ := stacktest.CallTool(t, cs, map[string]any{"action": "hover", "file": "shop.go", "line": 3, "symbol": "total"})
+	if !strings.Contains(text, "did not answer") {
+		t.Errorf("hover held by the editor: %s", text)
+	}
+	select {
+	case <-rc.editor.Released():
+	case <-time.After(stacktest.Wait):
+		t.Fatal("the held request was never cancelled")
+	}
+	var held []string
+	for _, r := range rc.editor.Requests() {
+		if r.Held {
+			held = append(held, r.ID)
+		}
+	}
+	if len(held) != 1 || !slices.Contains(rc.editor.Cancels(), held[0]) {
+		t.Errorf("held %v, cancelled %v: want the held request cancelled", held, rc.editor.Cancels())
+	}
+	if procs, editor := goplsProcesses(t), editorPIDs(rc.editor, "gopls"); !slices.Equal(procs, editor) {
+		t.Errorf("gopls processes %v, want the editor's %v alone", procs, editor)
 	}
 }

@@ -52,6 +52,10 @@ type Config struct {
 	// refuses all the same, with method_not_forwarded (its list changed
 	// since the asker read it).
 	Refuse []string
+	// Hold are methods whose lsp/requests the editor holds unanswered
+	// until a $/cancel_request names them; it then answers -32800, as
+	// the RFD asks.
+	Hold []string
 	// Encoding is the positionEncoding the editor advertises for every
 	// server (default UTF-16): it converts requests and results between
 	// it and its Manager's UTF-16, as an editor that negotiated it would
@@ -76,6 +80,9 @@ type Request struct {
 	// Refused is the RFD reason it was refused with, "" when it was
 	// forwarded to the server.
 	Refused string
+	// Held is set for a request held (Config.Hold), ID its id.
+	Held bool
+	ID   string
 }
 
 // Editor is the scripted editor. Its methods are safe for concurrent use.
@@ -89,7 +96,10 @@ type Editor struct {
 	gen      int                 // bumped by Renumber
 	requests []Request
 	lists    int
+	held     map[string]chan struct{} // request id → closed on its cancel
+	cancels  []string                 // ids named by $/cancel_request
 	wg       sync.WaitGroup
+	heldWG   sync.WaitGroup // held requests not yet let go
 }
 
 // New returns an Editor whose servers start when a session is added.
@@ -108,15 +118,22 @@ func New(cfg Config) (*Editor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rfdeditor: %w", err)
 	}
-	return &Editor{cfg: cfg, mgr: mgr, sessions: map[string][]string{}, states: map[string]string{}}, nil
+	return &Editor{cfg: cfg, mgr: mgr, sessions: map[string][]string{}, states: map[string]string{}, held: map[string]chan struct{}{}}, nil
 }
 
 // Manager is the editor's own Manager (its servers' pids, for tests that
 // tell them from acp-lsp's).
 func (e *Editor) Manager() *lsp.Manager { return e.mgr }
 
-// Close stops the editor's servers after the requests it is answering.
+// Close stops the editor's servers after the requests it is answering;
+// held requests are let go (answered cancelled).
 func (e *Editor) Close() error {
+	e.mu.Lock()
+	for id, ch := range e.held {
+		close(ch)
+		delete(e.held, id)
+	}
+	e.mu.Unlock()
 	e.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -178,6 +195,36 @@ func (e *Editor) Requests() []Request {
 	return slices.Clone(e.requests)
 }
 
+// Cancels are the request ids $/cancel_request named so far (raw JSON).
+func (e *Editor) Cancels() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.cancels)
+}
+
+// Released returns a channel closed once every request held so far has
+// been let go by its $/cancel_request (or by Close).
+func (e *Editor) Released() <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		e.heldWG.Wait()
+		close(done)
+	}()
+	return done
+}
+
+// holds reports whether lsp/request params name a method to hold.
+func (e *Editor) holds(params json.RawMessage) bool {
+	return slices.Contains(e.cfg.Hold, method(params))
+}
+
+// method is the LSP method of lsp/request params.
+func method(params json.RawMessage) string {
+	var p lspext.RFDRequestParams
+	json.Unmarshal(params, &p)
+	return p.Method
+}
+
 // Lists counts the lsp/servers requests answered so far.
 func (e *Editor) Lists() int {
 	e.mu.Lock()
@@ -189,8 +236,37 @@ func (e *Editor) Lists() int {
 // its own (a server may take seconds); every other message is left to
 // the test.
 func (e *Editor) Handler(p *acptest.Peer, m acptest.Msg) bool {
+	if m.IsNotification() && m.Method == lspext.RFDCancelRequest {
+		var c lspext.RFDCancelRequestParams
+		json.Unmarshal(m.Params, &c)
+		e.mu.Lock()
+		e.cancels = append(e.cancels, string(c.RequestID))
+		if ch, ok := e.held[string(c.RequestID)]; ok {
+			close(ch)
+			delete(e.held, string(c.RequestID))
+		}
+		e.mu.Unlock()
+		return true
+	}
 	if !m.IsRequest() || (m.Method != lspext.RFDServers && m.Method != lspext.RFDRequest) {
 		return false
+	}
+	if m.Method == lspext.RFDRequest && e.holds(m.Params) {
+		// Registered here, on the reader, so a cancel read next finds it.
+		ch := make(chan struct{})
+		e.mu.Lock()
+		e.held[string(m.ID)] = ch
+		e.requests = append(e.requests, Request{Method: method(m.Params), Held: true, ID: string(m.ID)})
+		e.mu.Unlock()
+		e.wg.Add(1)
+		e.heldWG.Add(1)
+		go func() {
+			defer e.wg.Done()
+			defer e.heldWG.Done()
+			<-ch
+			p.ReplyError(m.ID, lspext.RFDCodeRequestCancelled, "request cancelled")
+		}()
+		return true
 	}
 	e.wg.Add(1)
 	go func() {
