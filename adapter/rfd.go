@@ -674,19 +674,20 @@ func (a *Adapter) rfdDiagnostics(ctx context.Context, hop *proxy.Hop, uris []str
 // the kind is not "unchanged".
 func pulledItems(res json.RawMessage) (json.RawMessage, error) {
 	var r struct {
-		Kind  string          `json:"kind"`
-		Items json.RawMessage `json:"items"`
+		Kind  string            `json:"kind"`
+		Items []json.RawMessage `json:"items"`
 	}
+	// Items decoded as a list: anything else is no diagnostics list.
 	if err := json.Unmarshal(res, &r); err != nil || isNull(res) {
 		return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("the editor's server answered textDocument/diagnostic with a malformed report: %s", clip(res))}
 	}
 	if r.Kind == "unchanged" {
 		return nil, &proxy.Error{Code: proxy.CodeInternalError, Message: fmt.Sprintf("the editor's server answered textDocument/diagnostic with a %q report, not a full one", r.Kind)}
 	}
-	if isNull(r.Items) {
+	if r.Items == nil {
 		return json.RawMessage("[]"), nil
 	}
-	return r.Items, nil
+	return json.Marshal(r.Items)
 }
 
 // clip shortens raw for a message.

@@ -136,6 +136,8 @@ func TestPulledItems(t *testing.T) {
 		{`{"kind":"full","items":null}`, `[]`, true},
 		{`{"kind":"full"}`, `[]`, true},
 		{`{"kind":"unchanged","resultId":"3"}`, "", false},
+		{`{"kind":"full","items":5}`, "", false},
+		{`{"kind":"full","items":{"message":"m"}}`, "", false},
 		{`null`, "", false},
 		{`[1]`, "", false},
 	} {
