@@ -347,14 +347,7 @@ func hasCapability(capabilities json.RawMessage, method string) bool {
 	if json.Unmarshal(capabilities, &caps) != nil {
 		return false
 	}
-	v, ok := caps[key]
-	return ok && offeredValue(v)
-}
-
-// offeredValue: a capability value present, neither null nor false.
-func offeredValue(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s != "" && s != "null" && s != "false"
+	return lspext.Offered(caps[key])
 }
 
 // editorPrefix names the editor's servers toward the tool

@@ -198,15 +198,16 @@ func RFDOffered(params json.RawMessage) bool {
 	}
 	for _, key := range []string{"clientCapabilities", "capabilities"} {
 		var caps map[string]json.RawMessage
-		if c := top[key]; isObject(c) && json.Unmarshal(c, &caps) == nil && offered(caps["lsp"]) {
+		if c := top[key]; isObject(c) && json.Unmarshal(c, &caps) == nil && Offered(caps["lsp"]) {
 			return true
 		}
 	}
 	return false
 }
 
-// offered: a capability value present, not null and not false.
-func offered(v json.RawMessage) bool {
+// Offered reports whether a capability value is on: present, neither
+// null nor false (the RFD's `lsp`, a server's `hoverProvider`, …).
+func Offered(v json.RawMessage) bool {
 	v = bytes.TrimSpace(v)
 	return len(v) > 0 && !bytes.Equal(v, []byte("null")) && !bytes.Equal(v, []byte("false"))
 }
