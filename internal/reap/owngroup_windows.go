@@ -6,8 +6,8 @@ import (
 )
 
 // OwnGroup leaves cmd as it is: Windows has no process groups as Unix has
-// them (a job object is what would hold the tree; not done yet), so
-// KillGroup ends the process alone and what it started may outlive it.
+// them, so KillGroup ends the process alone and what it started may
+// outlive it. Start (a job object) is what holds a tree there.
 func OwnGroup(*exec.Cmd) {}
 
 // TermGroup kills p: Windows has no SIGTERM to ask a process to end.

@@ -10,8 +10,11 @@
 // which it then lets go of. When acp-lsp asks for the end, or dies (the
 // guard sees the end of a socket only acp-lsp holds), the guard kills its
 // descendants until none is left. It reports the child's pid and exit
-// status over that socket. Elsewhere the child leads a process group of
-// its own and only that group is ended (no subreaper there).
+// status over that socket. On Windows the child runs in a job object of
+// its own, which holds everything it starts and is killed when its last
+// handle, acp-lsp's, closes. On other Unix systems the child leads a
+// process group of its own and only that group is ended (no subreaper
+// there).
 package reap
 
 import (
@@ -50,8 +53,8 @@ func (c *Child) Wait() error {
 	return c.err
 }
 
-// Terminate sends SIGTERM to the child's process group (where there are
-// no signals, it kills the child).
+// Terminate sends SIGTERM to the child's process group (on Windows, which
+// has no signals, it kills the job).
 func (c *Child) Terminate() { c.term() }
 
 // Kill ends the child's whole tree at once (SIGKILL); Gone tells when it
@@ -60,8 +63,8 @@ func (c *Child) Terminate() { c.term() }
 // must be killed in the end.
 func (c *Child) Kill() { c.kill() }
 
-// Gone is closed once the child has exited and, on Linux, once its tree
-// has ended after Kill.
+// Gone is closed once the child has exited and its tree has ended: on
+// Linux after Kill, elsewhere with the child.
 func (c *Child) Gone() <-chan struct{} { return c.gone }
 
 // ExitError is how a child ended other than with status 0.
