@@ -38,6 +38,10 @@ if go list -deps ./cmd/acp-lsp | grep '/internal/test/'; then
 fi
 echo "== go test -race"
 go test -race -count=1 -timeout 30m ./...
+# What is Windows' own (job objects, drive letters, config folders) runs
+# as Windows binaries under Wine: seconds, once Wine is installed.
+echo "== Windows tests under Wine"
+"$root/scripts/wine.sh"
 
 fuzztime=${FUZZTIME:-10s}
 
