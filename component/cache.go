@@ -3,14 +3,13 @@ package component
 import (
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 	"github.com/acp-lsp/acp-lsp/lsp/position"
 	"github.com/acp-lsp/acp-lsp/lsp/wire"
 )
@@ -47,14 +46,15 @@ func NewDiagCache(files, perFile int) *DiagCache {
 }
 
 // NormalizeURI returns the key the cache uses for a file URI: a file: URI
-// of the cleaned absolute path, escaped one way whoever produced it.
+// of the cleaned absolute path, escaped one way whoever produced it (on
+// Windows, one drive letter case and UNC spelling too: edit.PathFromURI);
+// another URI is its own key.
 func NormalizeURI(uri string) string {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" {
+	p, err := edit.PathFromURI(uri)
+	if err != nil {
 		return uri
 	}
-	p := filepath.Clean(filepath.FromSlash(u.Path))
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+	return edit.URIFromPath(p)
 }
 
 // Publish stores diagnostics for uri, replacing what was there, and returns

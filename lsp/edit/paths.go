@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -16,8 +17,23 @@ import (
 var ErrOutsideRoot = errors.New("path outside the workspace")
 
 // PathFromURI returns the absolute, cleaned local path of a file:// URI.
-// Other schemes, relative paths and remote hosts are errors.
+// Other schemes, relative paths and remote hosts are errors. On Windows a
+// host is a UNC share's server, and a drive letter is upper case however
+// the URI spells it ("file:///c%3A/w" is C:\w).
 func PathFromURI(uri string) (string, error) {
+	return pathFromURI(uri, runtime.GOOS == "windows")
+}
+
+// URIFromPath returns the file:// URI of an absolute path: on Windows
+// "file:///C:/w/a.go" for C:\w\a.go and "file://server/share/a.go" for
+// \\server\share\a.go.
+func URIFromPath(path string) string {
+	return uriFromPath(path, runtime.GOOS == "windows")
+}
+
+// pathFromURI is PathFromURI with Windows' path rules or Unix's: string
+// work alone (no path/filepath), so both run, and are tested, anywhere.
+func pathFromURI(uri string, windows bool) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", fmt.Errorf("edit: uri %q: %w", uri, err)
@@ -31,27 +47,94 @@ func PathFromURI(uri string) (string, error) {
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.HasSuffix(uri, "#") {
 		return "", fmt.Errorf("edit: uri %q: a file URI has no query or fragment (a '?' or '#' in a file name is written %%3F or %%23)", uri)
 	}
-	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("edit: uri %q: remote host %q", uri, u.Host)
+	host := u.Host
+	if host == "localhost" {
+		host = ""
+	}
+	if !windows {
+		if host != "" {
+			return "", fmt.Errorf("edit: uri %q: remote host %q", uri, host)
+		}
+		if !strings.HasPrefix(u.Path, "/") {
+			return "", fmt.Errorf("edit: uri %q: not an absolute path", uri)
+		}
+		return path.Clean(u.Path), nil
 	}
 	p := u.Path
-	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
+	if host != "" {
+		p = "//" + host + p
+	}
+	if len(p) >= 3 && p[0] == '/' && isDriveLetter(p[1]) && p[2] == ':' {
 		p = p[1:]
 	}
-	p = filepath.FromSlash(p)
-	if !filepath.IsAbs(p) {
+	clean, ok := cleanWindows(p)
+	if !ok {
 		return "", fmt.Errorf("edit: uri %q: not an absolute path", uri)
 	}
-	return filepath.Clean(p), nil
+	return clean, nil
 }
 
-// URIFromPath returns the file:// URI of an absolute path.
-func URIFromPath(path string) string {
-	p := filepath.ToSlash(path)
+// uriFromPath is URIFromPath with Windows' path rules or Unix's.
+func uriFromPath(p string, windows bool) string {
+	u := &url.URL{Scheme: "file"}
+	if windows {
+		p = strings.ReplaceAll(p, `\`, "/")
+		switch vol, rest := windowsVolume(p); {
+		case len(vol) == 2:
+			p = "/" + vol + rest
+		case vol != "":
+			// //server/share/rest: the server is the URI's host, if a
+			// URL's host can hold its name; else the path keeps it
+			// ("file:////server/share/rest").
+			server, share, _ := strings.Cut(vol[2:], "/")
+			h := &url.URL{Scheme: "file", Host: server, Path: "/" + share + rest}
+			if back, err := url.Parse(h.String()); err == nil && back.Host == server {
+				return h.String()
+			}
+		}
+	}
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p
 	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
+	u.Path = p
+	return u.String()
+}
+
+func isDriveLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+// windowsVolume splits a Windows path written with '/' into its volume,
+// "C:" (upper case) or "//server/share", and the rest; a path with
+// neither has no volume. Device paths (//?/, //./) have none here: no
+// file URI names one.
+func windowsVolume(p string) (vol, rest string) {
+	if len(p) >= 2 && isDriveLetter(p[0]) && p[1] == ':' {
+		return strings.ToUpper(p[:1]) + ":", p[2:]
+	}
+	if len(p) < 3 || p[:2] != "//" || p[2] == '/' {
+		return "", p
+	}
+	server, after, _ := strings.Cut(p[2:], "/")
+	share, rest, sep := strings.Cut(after, "/")
+	if server == "" || server == "?" || server == "." || share == "" {
+		return "", p
+	}
+	if sep {
+		rest = "/" + rest
+	}
+	return "//" + server + "/" + share, rest
+}
+
+// cleanWindows returns the Windows path p ('/' or '\\' between names)
+// cleaned as filepath.Clean does on Windows, with '\\' between names and
+// an upper-case drive letter; ok is false unless p is absolute (a volume
+// then a separator: "C:a" is relative to C:'s current folder).
+func cleanWindows(p string) (clean string, ok bool) {
+	vol, rest := windowsVolume(strings.ReplaceAll(p, `\`, "/"))
+	if vol == "" || (len(vol) == 2 && !strings.HasPrefix(rest, "/")) {
+		return "", false
+	}
+	// A share's root is written with its separator: \\server\share\.
+	return strings.ReplaceAll(vol+path.Clean("/"+rest), "/", `\`), true
 }
 
 // RootDir checks dir as a workspace root and returns its real path: a
