@@ -6,12 +6,15 @@ import (
 	"errors"
 	"os/exec"
 	"syscall"
+	"time"
 )
 
 // Start starts cmd (made by exec.Command, not yet started; no SysProcAttr
 // of its own) leading a process group of its own. Without a subreaper
 // there is no guard: Kill and the child's exit end its group, and a
-// process that left the group, or acp-lsp killed outright, escapes.
+// process that left the group, or acp-lsp killed outright, escapes. Gone
+// is closed once no member of the group is alive (macOS lists them by
+// sysctl and awaits each by kqueue; elsewhere the group is killed once).
 func Start(cmd *exec.Cmd) (*Child, error) {
 	if cmd.SysProcAttr != nil {
 		return nil, errors.New("reap: a command with a SysProcAttr cannot be started in a group")
@@ -21,17 +24,17 @@ func Start(cmd *exec.Cmd) (*Child, error) {
 		return nil, err
 	}
 	pid := cmd.Process.Pid
-	exited := make(chan struct{})
 	c := &Child{
-		pid: pid, exited: exited, gone: exited,
+		pid: pid, exited: make(chan struct{}), gone: make(chan struct{}),
 		term: func() { _ = syscall.Kill(-pid, syscall.SIGTERM) },
 		kill: func() { _ = syscall.Kill(-pid, syscall.SIGKILL) },
 	}
 	go func() {
 		c.err = waitErr(cmd.Wait())
-		// What the child started and left in its group ends with it.
-		c.kill()
 		close(c.exited)
+		// What the child started and left in its group ends with it.
+		endGroup(pid, time.Now().Add(endLimit), groupMembers, awaitExits)
+		close(c.gone)
 	}()
 	return c, nil
 }

@@ -162,12 +162,6 @@ func writeRecord(w io.Writer, kind, v uint32) {
 	_, _ = w.Write(b[:]) // acp-lsp may be gone
 }
 
-// endLimit bounds how long the guard waits for the tree it killed to
-// exit: a process in uninterruptible sleep (a hung network file system)
-// dies only when it wakes, and one running as another user (sudo) cannot
-// be killed at all. Kill returns then, leaving those.
-const endLimit = 5 * time.Second
-
 // guard is the guard process: it starts path with argv as its child and
 // returns its exit code (the child's; 128+signal if it was killed) once
 // told to end (or orphaned) and every descendant has gone.
