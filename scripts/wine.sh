@@ -26,11 +26,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 # What is Windows' own, package=tests: the job objects; the file URI and
 # path rules (the rest of lsp/edit's tests assume Unix paths, modes and
-# symbolic links); the diagnostics cache's URI keys.
+# symbolic links); the diagnostics cache's URI keys; where configuration
+# and the trust store live.
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"
 	"./component/=OnWindows"
+	"./internal/config/=OnWindows"
 )
 if [ $# -gt 0 ]; then
 	packages=("$@")

@@ -52,7 +52,7 @@ Example:
 func (c *doctorCmd) SetFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFiles, "max-files", 20000, "stop walking after this many files")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "bound for each server's initialize probe")
-	fs.StringVar(&c.configFile, "config", "", "user configuration `file` (default $XDG_CONFIG_HOME/acp-lsp/config.toml)")
+	fs.StringVar(&c.configFile, "config", "", "user configuration `file` (default acp-lsp/config.toml in $XDG_CONFIG_HOME or the platform's config folder)")
 }
 
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "__pycache__": true, "target": true, ".venv": true, "venv": true, "dist": true, "build": true}

@@ -486,6 +486,30 @@ func TestPaths(t *testing.T) {
 	}
 }
 
+// TestPathsPerPlatform: the user file and the state folder on macOS (in
+// ~/Library/Application Support, as os.UserConfigDir has it) and on
+// Linux (XDG), with the same environment; an XDG variable set wins on
+// both. Windows' rules need Windows' paths: TestPathsOnWindows, under Wine.
+func TestPathsPerPlatform(t *testing.T) {
+	for _, tc := range []struct {
+		goos       string
+		env        env
+		user, stat string
+	}{
+		{"darwin", env{"HOME": "/h"}, "/h/Library/Application Support/acp-lsp/config.toml", "/h/Library/Application Support/acp-lsp"},
+		{"darwin", env{"HOME": "/h", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s"}, "/c/acp-lsp/config.toml", "/s/acp-lsp"},
+		{"linux", env{"HOME": "/h"}, "/h/.config/acp-lsp/config.toml", "/h/.local/state/acp-lsp"},
+		{"freebsd", env{"HOME": "/h"}, "/h/.config/acp-lsp/config.toml", "/h/.local/state/acp-lsp"},
+	} {
+		if got := userFilePath(tc.goos, tc.env.get); got != tc.user {
+			t.Errorf("%s: userFilePath(%v) = %q, want %q", tc.goos, tc.env, got, tc.user)
+		}
+		if got := stateDir(tc.goos, tc.env.get); got != tc.stat {
+			t.Errorf("%s: stateDir(%v) = %q, want %q", tc.goos, tc.env, got, tc.stat)
+		}
+	}
+}
+
 func TestLocate(t *testing.T) {
 	src := `# comment
 top = 1

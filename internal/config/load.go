@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,39 +144,77 @@ func (l *Loaded) Source(key string) Source {
 }
 
 // UserFilePath returns the user configuration file: $ACP_LSP_CONFIG, else
-// $XDG_CONFIG_HOME/acp-lsp/config.toml, else ~/.config/acp-lsp/config.toml;
-// "" when there is no absolute home folder to look in.
+// $XDG_CONFIG_HOME/acp-lsp/config.toml, else acp-lsp/config.toml in the
+// platform's configuration folder (see platformDir); "" when there is no
+// absolute folder to look in.
 func UserFilePath(getenv func(string) string) string {
+	return userFilePath(runtime.GOOS, getenv)
+}
+
+// StateDir returns acp-lsp's state directory: $XDG_STATE_HOME/acp-lsp,
+// else acp-lsp in the platform's state folder (see platformDir); "" when
+// there is no absolute folder.
+func StateDir(getenv func(string) string) string {
+	return stateDir(runtime.GOOS, getenv)
+}
+
+func userFilePath(goos string, getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	if p := getenv(EnvPrefix + "CONFIG"); p != "" {
 		return p
 	}
-	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "acp-lsp", "config.toml")
-	}
-	h := homeDir(getenv)
-	if h == "" {
+	d := platformDir(goos, getenv, "XDG_CONFIG_HOME")
+	if d == "" {
 		return ""
 	}
-	return filepath.Join(h, ".config", "acp-lsp", "config.toml")
+	return filepath.Join(d, "acp-lsp", "config.toml")
 }
 
-// StateDir returns acp-lsp's state directory: $XDG_STATE_HOME/acp-lsp, else
-// ~/.local/state/acp-lsp; "" when there is no absolute home folder.
-func StateDir(getenv func(string) string) string {
+func stateDir(goos string, getenv func(string) string) string {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "acp-lsp")
-	}
-	h := homeDir(getenv)
-	if h == "" {
+	d := platformDir(goos, getenv, "XDG_STATE_HOME")
+	if d == "" {
 		return ""
 	}
-	return filepath.Join(h, ".local", "state", "acp-lsp")
+	return filepath.Join(d, "acp-lsp")
+}
+
+// platformDir returns the folder xdg (XDG_CONFIG_HOME or XDG_STATE_HOME)
+// names if the user set it to an absolute path, on every platform; else
+// the platform's own, as os.UserConfigDir and os.UserCacheDir's
+// platforms have them: on Linux (and other Unix systems) ~/.config and
+// ~/.local/state; on macOS ~/Library/Application Support for both; on
+// Windows %AppData% (roaming) for configuration and %LocalAppData% for
+// state, which stays on the machine. "" when that is unset or relative.
+func platformDir(goos string, getenv func(string) string, xdg string) string {
+	if d := getenv(xdg); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	if goos == "windows" {
+		v := "AppData"
+		if xdg == "XDG_STATE_HOME" {
+			v = "LocalAppData"
+		}
+		if d := getenv(v); filepath.IsAbs(d) {
+			return d
+		}
+		return ""
+	}
+	h := homeDir(getenv)
+	switch {
+	case h == "":
+		return ""
+	case goos == "darwin":
+		return filepath.Join(h, "Library", "Application Support")
+	case xdg == "XDG_STATE_HOME":
+		return filepath.Join(h, ".local", "state")
+	default:
+		return filepath.Join(h, ".config")
+	}
 }
 
 // homeDir returns the home folder, or "" when it is unset or relative: a
@@ -474,7 +513,7 @@ type Flags struct {
 func AddFlags(fs *flag.FlagSet) *Flags {
 	f := &Flags{}
 	if fs.Lookup("config") == nil {
-		fs.StringVar(&f.file, "config", "", "user configuration `file` (default $XDG_CONFIG_HOME/acp-lsp/config.toml)")
+		fs.StringVar(&f.file, "config", "", "user configuration `file` (default acp-lsp/config.toml in $XDG_CONFIG_HOME or the platform's config folder)")
 	}
 	named := []struct{ name, key, usage string }{
 		{"log-level", "log.level", "minimum `level` of log lines on stderr: debug, info, warn, error (log.level)"},
