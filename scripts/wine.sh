@@ -44,7 +44,8 @@ if ! command -v wine >/dev/null || ! command -v x86_64-w64-mingw32-ld >/dev/null
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		say "installing Wine and MinGW's binutils (apt-get)"
 		apt-get update -qq >&2 || true
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		# With recommends, as verified (about 160 MB, once).
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			wine wine64 binutils-mingw-w64-x86-64 >&2
 	else
 		say "Wine or MinGW's binutils is missing: install them (Debian/Ubuntu: sudo apt-get install wine wine64 binutils-mingw-w64-x86-64)"
