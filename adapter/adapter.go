@@ -320,7 +320,7 @@ func (a *Adapter) Passes(toAgent bool, method string) bool {
 func (a *Adapter) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
 	case m.Kind == proxy.KindRequest && m.Method == "initialize":
-		hop.ToAgent(a.initializeDown(hop, m))
+		hop.ToAgent(a.offerRFD(hop, a.initializeDown(hop, m)))
 	case m.Kind == proxy.KindRequest && sessionsetup.Is(m.Method):
 		a.addRoot(hop, m)
 		hop.ToAgent(m)
@@ -371,11 +371,11 @@ func (a *Adapter) addRoot(hop *proxy.Hop, m *proxy.Message) {
 			a.background(func(ctx context.Context) { a.prewarm(ctx, dir) })
 		}
 	}
-	// With the editor's RFD servers, the prewarm waits for the answer
-	// (rfdSetup): it needs the session's id to ask what they cover.
-	if a.rfdOn() {
-		a.rfdSetupRequested(m, roots)
-	}
+	// Every session's folders are kept for its answer: the agent's RFD
+	// requests name the session (rfdagent.go); with the editor's RFD
+	// servers, the prewarm waits for the answer (rfdSetup), as it needs
+	// the session's id to ask what they cover.
+	a.rfdSetupRequested(m, roots)
 }
 
 // written tells local servers about a file the editor confirmed writing.
@@ -396,6 +396,8 @@ func (a *Adapter) written(m *proxy.Message) {
 // initialize response, and remembers agent writes to resync them.
 func (a *Adapter) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	switch {
+	case m.Kind == proxy.KindRequest && isRFDAgentRequest(m):
+		a.takeRFD(ctx, hop, m)
 	case m.Kind == proxy.KindRequest && isExt(m.Method):
 		a.take(ctx, hop, m)
 	case m.Kind == proxy.KindNotification && lspext.Is(m.Method, lspext.FilesChanged):

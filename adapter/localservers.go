@@ -15,6 +15,7 @@ import (
 type LocalServers interface {
 	AddRoot(root string) error
 	Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
+	AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error)
 	FileChanged(ctx context.Context, paths ...string) error
 	FileSaved(ctx context.Context, path string) error

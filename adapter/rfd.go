@@ -83,7 +83,10 @@ func (a *Adapter) rfdSetupRequested(m *proxy.Message, dirs []string) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.rfd.on && len(a.rfd.pending) < 1000 {
+	if a.rfd.pending == nil {
+		a.rfd.pending = map[string]rfdSession{}
+	}
+	if len(a.rfd.pending) < 1000 {
 		a.rfd.pending[string(m.ID)] = s
 	}
 }
@@ -764,7 +767,7 @@ func (a *Adapter) rfdCovers(ctx context.Context, hop *proxy.Hop, session string,
 // now) starts only the local servers no editor server covers.
 func (a *Adapter) rfdSetup(hop *proxy.Hop, m *proxy.Message) bool {
 	s, ok := a.rfdSetupAnswered(m)
-	if !ok {
+	if !ok || !a.rfdOn() {
 		return false
 	}
 	if a.cfg.Prewarm && !a.cfg.NoLocal {

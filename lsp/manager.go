@@ -388,7 +388,21 @@ func (m *Manager) Ask(ctx context.Context, path, method string, params json.RawM
 	if err != nil {
 		return Answer{}, err
 	}
-	raw, ready, err := s.request(ctx, abs, method, params)
+	raw, ready, err := s.request(ctx, abs, method, params, false)
+	return Answer{Result: raw, Readiness: ready}, err
+}
+
+// AskNative is Ask for a caller that counts characters in the position
+// encoding the server negotiated (ServerStatus.Encoding, the
+// positionEncoding of its capabilities), as ACP's LSP proposal has agents
+// do: params and result pass without position conversion. The file at
+// path is synced as for Ask.
+func (m *Manager) AskNative(ctx context.Context, path, method string, params json.RawMessage) (Answer, error) {
+	abs, s, err := m.resolve(path)
+	if err != nil {
+		return Answer{}, err
+	}
+	raw, ready, err := s.request(ctx, abs, method, params, true)
 	return Answer{Result: raw, Readiness: ready}, err
 }
 
@@ -543,7 +557,7 @@ func (m *Manager) WillRenameFile(ctx context.Context, oldPath, newPath string) (
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := s.request(ctx, abs, "workspace/willRenameFiles", params)
+	raw, _, err := s.request(ctx, abs, "workspace/willRenameFiles", params, false)
 	return raw, err
 }
 

@@ -700,9 +700,10 @@ func boundLoading(ctx context.Context, p *proc, began time.Time, wait time.Durat
 	}
 }
 
-// request syncs path, converts positions and runs method; it returns the
-// answer with the server's readiness when it arrived.
-func (s *server) request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, Readiness, error) {
+// request syncs path, converts positions (UTF-16 on the caller's side,
+// unless native: the server's own encoding) and runs method; it returns
+// the answer with the server's readiness when it arrived.
+func (s *server) request(ctx context.Context, path, method string, params json.RawMessage, native bool) (json.RawMessage, Readiness, error) {
 	began := time.Now()
 	s.begin()
 	defer s.end()
@@ -727,7 +728,8 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	if h := s.mgr.requestSynced; h != nil {
 		h(path)
 	}
-	if p.enc != position.UTF16 && len(params) > 0 {
+	convert := p.enc != position.UTF16 && !native
+	if convert && len(params) > 0 {
 		c := newConverter(position.UTF16, p.enc, p.openText, p.srv.mgr.opts.MaxFileSize)
 		if params, err = c.convert(params, d.uri); err != nil {
 			return nil, Readiness{}, fmt.Errorf("%s: %w", method, err)
@@ -737,7 +739,7 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	if err != nil {
 		return nil, ready, err
 	}
-	if p.enc != position.UTF16 {
+	if convert {
 		c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
 		raw, err = c.convert(raw, d.uri)
 	}

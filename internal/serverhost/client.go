@@ -320,6 +320,13 @@ func (c *Client) Ask(ctx context.Context, path, method string, params json.RawMe
 	return lsp.Answer{Result: res.Result, Readiness: res.Readiness}, err
 }
 
+// AskNative is lsp.Manager.AskNative, through the host.
+func (c *Client) AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
+	var res askResult
+	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params, Native: true}, &res, true, !writes(method))
+	return lsp.Answer{Result: res.Result, Readiness: res.Readiness}, err
+}
+
 // Request is lsp.Manager.Request, through the host.
 func (c *Client) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
 	a, err := c.Ask(ctx, path, method, params)

@@ -389,7 +389,11 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 		if err := hc.inside(p.Path); err != nil {
 			return nil, err
 		}
-		a, err := m.Ask(ctx, p.Path, p.Method, p.Params)
+		ask := m.Ask
+		if p.Native {
+			ask = m.AskNative
+		}
+		a, err := ask(ctx, p.Path, p.Method, p.Params)
 		if err != nil {
 			return nil, err
 		}

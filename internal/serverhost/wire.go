@@ -123,6 +123,9 @@ type requestParams struct {
 	Path   string          `json:"path"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params,omitempty"`
+	// Native asks lsp.Manager.AskNative: positions in the server's own
+	// encoding.
+	Native bool `json:"native,omitempty"`
 }
 
 // askResult is lsp.Answer on the wire: the server's raw result and its
