@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/serverhost"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,10 +26,28 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the command-line scripts in testdata/script.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "../../testdata/script", Cmds: map[string]func(*testscript.TestScript, bool, []string){
+	testscript.Run(t, testscript.Params{Dir: "../../testdata/script", Setup: privateHosts, Cmds: map[string]func(*testscript.TestScript, bool, []string){
 		"perm":       perm,
 		"hostserver": hostServer,
 	}})
+}
+
+// privateHosts gives each script a server host folder of its own
+// ($XDG_RUNTIME_DIR), so the hosts its acp-lsp processes start never meet
+// another script's, and stops them when the script ends: none outlives it.
+func privateHosts(env *testscript.Env) error {
+	dir, err := os.MkdirTemp("", "rt")
+	if err != nil {
+		return err
+	}
+	env.Setenv("XDG_RUNTIME_DIR", dir)
+	env.Defer(func() {
+		defer os.RemoveAll(dir)
+		if err := proctest.StopHosts(dir, 20*time.Second); err != nil {
+			env.T().Fatal(err)
+		}
+	})
+	return nil
 }
 
 // perm is the script command "perm MODE FILE": FILE's permission bits are

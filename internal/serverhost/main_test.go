@@ -190,45 +190,11 @@ func (p *clientProc) end() {
 	p.cmd.Wait()
 }
 
-// hostDir makes a short private folder for a test's hosts (a unix socket
-// path holds about 100 bytes, t.TempDir's are long) and, at the end,
-// stops every host listening there and proves each gone with its servers.
+// hostDir is a test's private folder for its hosts (proctest.RuntimeDir):
+// at the end every host there is stopped and proved gone with its servers.
 func hostDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopHosts(t, dir)
-		os.RemoveAll(dir)
-	})
-	return dir
-}
-
-// stopHosts ends the hosts of dir with SIGTERM and checks that no host
-// and none of their servers is left.
-func stopHosts(t *testing.T, dir string) {
-	t.Helper()
-	hosts, err := proctest.Matching(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var servers []int
-	for _, h := range hosts {
-		if !strings.Contains(h.Cmdline, " host ") {
-			continue
-		}
-		kids, _ := proctest.Descendants(h.Pid)
-		for _, k := range kids {
-			servers = append(servers, k.Pid)
-		}
-		if p, err := os.FindProcess(h.Pid); err == nil {
-			p.Signal(syscall.SIGTERM)
-		}
-	}
-	proctest.NoLeftovers(t, dir, 20*time.Second)
-	proctest.AwaitGone(t, servers, 20*time.Second)
+	return proctest.RuntimeDir(t)
 }
 
 // hostPIDs lists the host processes of dir.

@@ -48,7 +48,9 @@ func NewEnv(t testing.TB) *Env {
 		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
 		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
-		"XDG_RUNTIME_DIR": filepath.Join(dir, "run"),
+		// Short and private, with every server host there stopped at the
+		// test's end (proctest.RuntimeDir).
+		"XDG_RUNTIME_DIR": proctest.RuntimeDir(t),
 		MarkVar:           e.Mark,
 		// Each acp-lsp process keeps its own servers, so a test sees only
 		// the servers it started; the tests of the server host turn it on.
