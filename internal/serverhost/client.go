@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -58,7 +56,7 @@ type Client struct {
 	dialMu sync.Mutex // one dial (and host start) at a time
 
 	mu     sync.Mutex
-	conn   *jsonrpc2.Conn
+	conn   *link
 	roots  []string
 	subs   map[int]chan lsp.DiagnosticsEvent
 	subID  int
@@ -138,7 +136,7 @@ func placeOf(dir, id string, start bool) (place, error) {
 // session returns the connection to the host, connecting when there is
 // none (and, with start, starting the host when none runs). It returns
 // nil and no error when no host runs and start is false.
-func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error) {
+func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 	c.mu.Lock()
 	conn, closed := c.conn, c.closed
 	c.mu.Unlock()
@@ -179,19 +177,23 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 				return nil, err
 			}
 		}
-		conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(rpcLog{c.log}))
+		conn = newLink(uc, c.handle)
 		c.mu.Lock()
 		roots := slices.Clone(c.roots)
 		c.mu.Unlock()
-		err = conn.Call(ctx, mHello, helloParams{Identity: c.cfg.Identity, PID: os.Getpid(), Profile: c.prof, Roots: roots}, &res)
+		var m message
+		m, err = conn.Call(ctx, 0, mHello, helloParams{Identity: c.cfg.Identity, PID: os.Getpid(), Profile: c.prof, Roots: roots}, nil)
+		if err == nil {
+			err = json.Unmarshal(m.meta, &res)
+		}
 		if err == nil {
 			told = roots
 			break
 		}
 		conn.Close()
-		var re *jsonrpc2.Error
-		if errors.As(err, &re) {
-			return nil, fmt.Errorf("server host: %w", decodeError(re))
+		var we *wireError
+		if errors.As(err, &we) {
+			return nil, fmt.Errorf("server host: %w", decodeError(we))
 		}
 		if attempt > 0 || ctx.Err() != nil {
 			return nil, fmt.Errorf("server host: hello: %w", err)
@@ -207,12 +209,12 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 	// twice is harmless).
 	for _, r := range c.roots {
 		if !slices.Contains(told, r) {
-			conn.Notify(ctx, mAddRoot, pathParams{Path: r})
+			conn.Notify(mAddRoot, pathParams{Path: r}, nil)
 		}
 	}
 	c.conn = conn
 	go func() {
-		<-conn.DisconnectNotify()
+		<-conn.Done()
 		c.mu.Lock()
 		if c.conn == conn {
 			c.conn = nil
@@ -224,13 +226,13 @@ func (c *Client) session(ctx context.Context, start bool) (*jsonrpc2.Conn, error
 }
 
 // handle receives the host's diagnostics.
-func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	if req.Method != nDiagnostics || req.Params == nil {
-		return nil, nil
+func (c *Client) handle(m message) {
+	if m.kind != kindNotify || m.method != nDiagnostics {
+		return
 	}
 	var ev lsp.DiagnosticsEvent
-	if err := json.Unmarshal(*req.Params, &ev); err != nil {
-		return nil, nil
+	if err := json.Unmarshal(m.meta, &ev); err != nil {
+		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -240,32 +242,38 @@ func (c *Client) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 		default:
 		}
 	}
-	return nil, nil
 }
 
-// call calls method on the host. When the host is gone before the answer
-// (killed, crashed), a call that changes nothing on disk is made once
-// more on a new host; any other fails with ErrHostGone.
-func (c *Client) call(ctx context.Context, method string, params, result any, start, retry bool) error {
+// call calls method on the host with params (its meta) and raw bytes
+// carried as they are, and decodes the answer's meta into result (nil:
+// none); it returns the answer's raw bytes. When the host is gone before
+// the answer (killed, crashed), a call that changes nothing on disk is
+// made once more on a new host; any other fails with ErrHostGone.
+func (c *Client) call(ctx context.Context, method string, params any, raw []byte, result any, start, retry bool) ([]byte, error) {
 	for attempt := 0; ; attempt++ {
 		conn, err := c.session(ctx, start)
 		if err != nil {
-			return fmt.Errorf("%s: %w", method, err)
+			return nil, fmt.Errorf("%s: %w", method, err)
 		}
 		if conn == nil {
-			return errNoHost
+			return nil, errNoHost
 		}
 		id := c.ids.Add(1)
-		err = conn.Call(ctx, method, params, result, jsonrpc2.PickID(jsonrpc2.ID{Num: id}))
-		var re *jsonrpc2.Error
+		m, err := conn.Call(ctx, id, method, params, raw)
+		var we *wireError
 		switch {
 		case err == nil:
-			return nil
-		case errors.As(err, &re):
-			return decodeError(re)
+			if result != nil && len(m.meta) > 0 {
+				if err := json.Unmarshal(m.meta, result); err != nil {
+					return nil, fmt.Errorf("%s: decode the host's answer: %w", method, err)
+				}
+			}
+			return m.raw, nil
+		case errors.As(err, &we):
+			return nil, decodeError(we)
 		case ctx.Err() != nil:
-			conn.Notify(context.Background(), mCancel, cancelParams{ID: id})
-			return ctx.Err()
+			conn.Notify(mCancel, cancelParams{ID: id}, nil)
+			return nil, ctx.Err()
 		}
 		// The connection broke: the host is gone.
 		conn.Close()
@@ -275,7 +283,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any, st
 		}
 		c.mu.Unlock()
 		if !retry || attempt > 0 {
-			return fmt.Errorf("%s: %w (%v); ask again: the next call starts a new host", method, ErrHostGone, err)
+			return nil, fmt.Errorf("%s: %w (%v); ask again: the next call starts a new host", method, ErrHostGone, err)
 		}
 		c.log.Warn("the server host went away; asking a new one", "method", method, "err", err)
 	}
@@ -302,7 +310,7 @@ func (c *Client) AddRoot(root string) error {
 	if c.conn != nil {
 		// A notification, read by the host in order: in force for
 		// every call sent after it.
-		c.conn.Notify(context.Background(), mAddRoot, pathParams{Path: abs})
+		c.conn.Notify(mAddRoot, pathParams{Path: abs}, nil)
 	}
 	return nil
 }
@@ -316,15 +324,21 @@ func writes(method string) bool { return method == "workspace/executeCommand" }
 // server's readiness when its answer was read.
 func (c *Client) Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
 	var res askResult
-	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params}, &res, true, !writes(method))
-	return lsp.Answer{Result: res.Result, Readiness: res.Readiness}, err
+	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method}, params, &res, true, !writes(method))
+	if err != nil {
+		return lsp.Answer{}, err
+	}
+	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
 }
 
 // AskNative is lsp.Manager.AskNative, through the host.
 func (c *Client) AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
 	var res askResult
-	err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Params: params, Native: true}, &res, true, !writes(method))
-	return lsp.Answer{Result: res.Result, Readiness: res.Readiness}, err
+	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Native: true}, params, &res, true, !writes(method))
+	if err != nil {
+		return lsp.Answer{}, err
+	}
+	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
 }
 
 // Request is lsp.Manager.Request, through the host.
@@ -336,7 +350,7 @@ func (c *Client) Request(ctx context.Context, path, method string, params json.R
 // Diagnostics is lsp.Manager.Diagnostics, through the host.
 func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error) {
 	var rep lsp.DiagnosticsReport
-	if err := c.call(ctx, mDiagnostics, diagnosticsParams{Paths: paths, Timeout: opts.Timeout, Settle: opts.Settle}, &rep, true, true); err != nil {
+	if _, err := c.call(ctx, mDiagnostics, diagnosticsParams{Paths: paths, Timeout: opts.Timeout, Settle: opts.Settle}, nil, &rep, true, true); err != nil {
 		return nil, err
 	}
 	return &rep, nil
@@ -345,7 +359,7 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.Diagn
 // quiet makes a call that starts no host: with none running there is no
 // server to tell.
 func (c *Client) quiet(ctx context.Context, method string, params any) error {
-	err := c.call(ctx, method, params, nil, false, true)
+	_, err := c.call(ctx, method, params, nil, nil, false, true)
 	if errors.Is(err, errNoHost) {
 		return nil
 	}
@@ -369,27 +383,28 @@ func (c *Client) FileRenamed(ctx context.Context, oldPath, newPath string) error
 
 // WillRenameFile is lsp.Manager.WillRenameFile, through the host.
 func (c *Client) WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error) {
-	var raw json.RawMessage
-	err := c.call(ctx, mWillRenameFile, renameParams{Old: oldPath, New: newPath}, &raw, true, true)
+	raw, err := c.call(ctx, mWillRenameFile, renameParams{Old: oldPath, New: newPath}, nil, nil, true, true)
 	return raw, err
 }
 
 // Prewarm is lsp.Manager.Prewarm, through the host.
 func (c *Client) Prewarm(ctx context.Context, path string) error {
-	return c.call(ctx, mPrewarm, pathParams{Path: path}, nil, true, true)
+	_, err := c.call(ctx, mPrewarm, pathParams{Path: path}, nil, nil, true, true)
+	return err
 }
 
 // Restart is lsp.Manager.Restart, through the host. Restarting by name
 // restarts that server for every client of the profile.
 func (c *Client) Restart(ctx context.Context, name, path string) error {
-	return c.call(ctx, mRestart, restartParams{Name: name, Path: path}, nil, true, true)
+	_, err := c.call(ctx, mRestart, restartParams{Name: name, Path: path}, nil, nil, true, true)
+	return err
 }
 
 // Servers is lsp.Manager.Servers for the servers of the client's roots
 // (none while no host runs).
 func (c *Client) Servers() []lsp.ServerStatus {
 	var out []lsp.ServerStatus
-	if err := c.call(context.Background(), mServers, nil, &out, false, true); err != nil {
+	if _, err := c.call(context.Background(), mServers, nil, nil, &out, false, true); err != nil {
 		return []lsp.ServerStatus{}
 	}
 	return out
@@ -398,7 +413,7 @@ func (c *Client) Servers() []lsp.ServerStatus {
 // WatchStatus is lsp.Manager.WatchStatus of the host's Manager.
 func (c *Client) WatchStatus() lsp.WatchStatus {
 	var ws lsp.WatchStatus
-	if err := c.call(context.Background(), mWatchStatus, nil, &ws, false, true); err != nil {
+	if _, err := c.call(context.Background(), mWatchStatus, nil, nil, &ws, false, true); err != nil {
 		return c.survey.WatchStatus() // "pending" or "off", as before any server
 	}
 	return ws
@@ -412,7 +427,7 @@ func (c *Client) Survey(root string, keep int) *lsp.Survey { return c.survey.Sur
 // ends.
 func (c *Client) Status(ctx context.Context, calls int) (Status, error) {
 	var st Status
-	err := c.call(ctx, mStatus, statusParams{Calls: calls}, &st, false, true)
+	_, err := c.call(ctx, mStatus, statusParams{Calls: calls}, nil, &st, false, true)
 	return st, err
 }
 
@@ -480,8 +495,8 @@ var ErrNoHost = errors.New("no shared language-server host of this acp-lsp build
 // included, starting none: ErrNoHost when none runs. It joins no profile.
 func Inspect(ctx context.Context, cfg Config) (Status, error) {
 	var st Status
-	err := withHost(ctx, cfg, func(conn *jsonrpc2.Conn) error {
-		return conn.Call(ctx, mStatus, statusParams{}, &st)
+	err := withHost(ctx, cfg, func(conn *link) error {
+		return callMeta(ctx, conn, mStatus, statusParams{}, &st)
 	})
 	return st, err
 }
@@ -492,15 +507,15 @@ func Inspect(ctx context.Context, cfg Config) (Status, error) {
 // server); a process still using it starts a new host at its next call.
 func StopHost(ctx context.Context, cfg Config) (Status, error) {
 	var st Status
-	err := withHost(ctx, cfg, func(conn *jsonrpc2.Conn) error {
-		if err := conn.Call(ctx, mStatus, statusParams{}, &st); err != nil {
+	err := withHost(ctx, cfg, func(conn *link) error {
+		if err := callMeta(ctx, conn, mStatus, statusParams{}, &st); err != nil {
 			return err
 		}
-		if err := conn.Call(ctx, mStop, nil, nil); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		if _, err := conn.Call(ctx, 0, mStop, nil, nil); err != nil && !errors.Is(err, errLinkClosed) {
 			return err
 		}
 		select {
-		case <-conn.DisconnectNotify():
+		case <-conn.Done():
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
@@ -509,8 +524,17 @@ func StopHost(ctx context.Context, cfg Config) (Status, error) {
 	return st, err
 }
 
+// callMeta calls method and decodes the answer's meta into result.
+func callMeta(ctx context.Context, conn *link, method string, params, result any) error {
+	m, err := conn.Call(ctx, 0, method, params, nil)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(m.meta, result)
+}
+
 // withHost runs f on a connection to the running host of cfg.
-func withHost(ctx context.Context, cfg Config, f func(*jsonrpc2.Conn) error) error {
+func withHost(ctx context.Context, cfg Config, f func(*link) error) error {
 	if cfg.Identity == "" {
 		exe := cfg.Executable
 		if exe == "" {
@@ -536,16 +560,12 @@ func withHost(ctx context.Context, cfg Config, f func(*jsonrpc2.Conn) error) err
 	if err != nil {
 		return fmt.Errorf("server host: %w", ErrNoHost)
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(uc, jsonrpc2.VSCodeObjectCodec{}), jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) { return nil, nil }), jsonrpc2.SetLogger(rpcLog{log}))
+	conn := newLink(uc, nil)
 	defer conn.Close()
 	if err := f(conn); err != nil {
-		var re *jsonrpc2.Error
-		if errors.As(err, &re) {
-			return fmt.Errorf("server host: %w", decodeError(re))
+		var we *wireError
+		if errors.As(err, &we) {
+			return fmt.Errorf("server host: %w", decodeError(we))
 		}
 		return fmt.Errorf("server host: %w", err)
 	}

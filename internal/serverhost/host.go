@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sourcegraph/jsonrpc2"
-
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -208,7 +206,7 @@ func (h *host) stopLocked() {
 // about and which diagnostics it is sent.
 type hostClient struct {
 	h    *host
-	conn *jsonrpc2.Conn
+	conn *link
 	ctx  context.Context
 	stop context.CancelFunc
 
@@ -231,7 +229,7 @@ type hostClient struct {
 func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	cctx, stop := context.WithCancel(ctx)
 	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}}
-	conn := jsonrpc2.NewConn(cctx, jsonrpc2.NewBufferedStream(c, jsonrpc2.VSCodeObjectCodec{}), hc, jsonrpc2.SetLogger(rpcLog{h.log}))
+	conn := newLink(c, hc.handle)
 	hc.conn = conn
 	h.mu.Lock()
 	h.clients[hc] = true
@@ -240,7 +238,7 @@ func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		<-conn.DisconnectNotify()
+		<-conn.Done()
 		hc.leave()
 	}()
 }
@@ -277,20 +275,20 @@ func (hc *hostClient) leave() {
 	}
 }
 
-// Handle implements jsonrpc2.Handler. Notifications (addRoot, cancel) are
+// handle takes what the client sent. Notifications (addRoot, cancel) are
 // handled in the order read, so a root added before a request is in
-// force for it; requests run on goroutines of their own.
-func (hc *hostClient) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Notif {
-		switch req.Method {
+// force for it; calls run on goroutines of their own.
+func (hc *hostClient) handle(req message) {
+	if req.kind == kindNotify {
+		switch req.method {
 		case mAddRoot:
 			var p pathParams
-			if unmarshal(req.Params, &p) == nil {
+			if unmarshal(req.meta, &p) == nil {
 				hc.addRoots(p.Path)
 			}
 		case mCancel:
 			var p cancelParams
-			if unmarshal(req.Params, &p) == nil {
+			if unmarshal(req.meta, &p) == nil {
 				hc.mu.Lock()
 				if cancel := hc.inflight[p.ID]; cancel != nil {
 					cancel()
@@ -308,7 +306,7 @@ func (hc *hostClient) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrp
 		cancel()
 		return
 	}
-	hc.inflight[req.ID.Num] = cancel
+	hc.inflight[req.id] = cancel
 	hc.calls.Add(1)
 	hc.mu.Unlock()
 	hc.h.change()
@@ -316,25 +314,25 @@ func (hc *hostClient) Handle(_ context.Context, conn *jsonrpc2.Conn, req *jsonrp
 		defer hc.calls.Done()
 		defer func() {
 			hc.mu.Lock()
-			delete(hc.inflight, req.ID.Num)
+			delete(hc.inflight, req.id)
 			hc.mu.Unlock()
 			cancel()
 			hc.h.change()
 		}()
-		res, err := hc.serve(ctx, conn, req)
+		res, raw, err := hc.serve(ctx, req)
 		if err != nil {
-			conn.ReplyWithError(hc.ctx, req.ID, encodeError(err))
+			hc.conn.ReplyError(req.id, encodeError(err))
 			return
 		}
-		conn.Reply(hc.ctx, req.ID, res)
+		hc.conn.Reply(req.id, res, raw)
 	}()
 }
 
-func unmarshal(raw *json.RawMessage, v any) error {
-	if raw == nil {
+func unmarshal(meta []byte, v any) error {
+	if meta == nil {
 		return errors.New("missing params")
 	}
-	return json.Unmarshal(*raw, v)
+	return json.Unmarshal(meta, v)
 }
 
 // errNoHello: a call before hello.
@@ -349,29 +347,70 @@ func (hc *hostClient) manager() (*lsp.Manager, error) {
 	return hc.sh.mgr, nil
 }
 
-func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	if req.Method == mHello {
+// serve answers a call: the answer's meta and raw bytes.
+func (hc *hostClient) serve(ctx context.Context, req message) (any, []byte, error) {
+	switch req.method {
+	case mRequest, mWillRenameFile:
+		m, err := hc.manager()
+		if err != nil {
+			return nil, nil, err
+		}
+		if req.method == mWillRenameFile {
+			var p renameParams
+			if err := unmarshal(req.meta, &p); err != nil {
+				return nil, nil, err
+			}
+			if err := hc.inside(p.Old); err != nil {
+				return nil, nil, err
+			}
+			raw, err := m.WillRenameFile(ctx, p.Old, p.New)
+			return nil, raw, err
+		}
+		var p requestParams
+		if err := unmarshal(req.meta, &p); err != nil {
+			return nil, nil, err
+		}
+		if err := hc.inside(p.Path); err != nil {
+			return nil, nil, err
+		}
+		ask := m.Ask
+		if p.Native {
+			ask = m.AskNative
+		}
+		a, err := ask(ctx, p.Path, p.Method, req.raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		return askResult{Readiness: a.Readiness}, a.Result, nil
+	}
+	res, err := hc.serveMeta(ctx, req)
+	return res, nil, err
+}
+
+// serveMeta answers the calls whose answer is all meta.
+func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
+	if req.method == mHello {
 		var p helloParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
-		return hc.hello(conn, p)
+		return hc.hello(p)
 	}
-	if req.Method == mStatus {
+	if req.method == mStatus {
 		hc.mu.Lock()
 		if hc.sh == nil {
 			hc.inspects = true
 		}
 		hc.mu.Unlock()
 		var p statusParams
-		if req.Params != nil {
-			if err := unmarshal(req.Params, &p); err != nil {
+		if req.meta != nil {
+			if err := unmarshal(req.meta, &p); err != nil {
 				return nil, err
 			}
 		}
 		return hc.h.status(ctx, p.Calls)
 	}
-	if req.Method == mStop {
+	if req.method == mStop {
 		hc.h.log.Info("stop asked", "by", hc.pid)
 		hc.h.stop()
 		return nil, nil
@@ -380,63 +419,43 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 	if err != nil {
 		return nil, err
 	}
-	switch req.Method {
-	case mRequest:
-		var p requestParams
-		if err := unmarshal(req.Params, &p); err != nil {
-			return nil, err
-		}
-		if err := hc.inside(p.Path); err != nil {
-			return nil, err
-		}
-		ask := m.Ask
-		if p.Native {
-			ask = m.AskNative
-		}
-		a, err := ask(ctx, p.Path, p.Method, p.Params)
-		if err != nil {
-			return nil, err
-		}
-		return askResult{Result: a.Result, Readiness: a.Readiness}, nil
+	switch req.method {
 	case mDiagnostics:
 		var p diagnosticsParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
 		return hc.diagnostics(ctx, m, p)
 	case mFileChanged:
 		var p pathsParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
 		return nil, m.FileChanged(ctx, slices.DeleteFunc(p.Paths, func(path string) bool { return hc.inside(path) != nil })...)
 	case mFileSaved, mPrewarm:
 		var p pathParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
 		if err := hc.inside(p.Path); err != nil {
 			return nil, err
 		}
-		if req.Method == mPrewarm {
+		if req.method == mPrewarm {
 			return nil, m.Prewarm(ctx, p.Path)
 		}
 		return nil, m.FileSaved(ctx, p.Path)
-	case mWillRenameFile, mFileRenamed:
+	case mFileRenamed:
 		var p renameParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
 		if err := hc.inside(p.Old); err != nil {
 			return nil, err
 		}
-		if req.Method == mWillRenameFile {
-			return m.WillRenameFile(ctx, p.Old, p.New)
-		}
 		return nil, m.FileRenamed(ctx, p.Old, p.New)
 	case mRestart:
 		var p restartParams
-		if err := unmarshal(req.Params, &p); err != nil {
+		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
 		if p.Path != "" {
@@ -450,12 +469,12 @@ func (hc *hostClient) serve(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 	case mWatchStatus:
 		return m.WatchStatus(), nil
 	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "server host: no method " + req.Method}
+	return nil, errors.New("server host: no method " + req.method)
 }
 
 // hello binds the client to its profile's Manager (made on first use)
 // and subscribes it to the diagnostics of files under its roots.
-func (hc *hostClient) hello(conn *jsonrpc2.Conn, p helloParams) (any, error) {
+func (hc *hostClient) hello(p helloParams) (any, error) {
 	if p.Identity != hc.h.cfg.Identity {
 		return nil, fmt.Errorf("server host: client build %s is not the host's %s", p.Identity, hc.h.cfg.Identity)
 	}
@@ -495,19 +514,19 @@ func (hc *hostClient) hello(conn *jsonrpc2.Conn, p helloParams) (any, error) {
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
-		hc.forward(conn, events)
+		hc.forward(events)
 	}()
 	h.log.Info("client joined", "pid", p.PID, "profile", key[:8])
 	return helloResult{PID: os.Getpid()}, nil
 }
 
 // forward sends the client the diagnostics of files under its roots.
-func (hc *hostClient) forward(conn *jsonrpc2.Conn, events <-chan lsp.DiagnosticsEvent) {
+func (hc *hostClient) forward(events <-chan lsp.DiagnosticsEvent) {
 	for ev := range events {
 		if hc.inside(ev.Path) != nil {
 			continue
 		}
-		if err := conn.Notify(hc.ctx, nDiagnostics, ev); err != nil {
+		if err := hc.conn.Notify(nDiagnostics, ev, nil); err != nil {
 			return
 		}
 	}

@@ -192,7 +192,7 @@ func (p *clientProc) end() {
 
 // hostDir is a test's private folder for its hosts (proctest.RuntimeDir):
 // at the end every host there is stopped and proved gone with its servers.
-func hostDir(t *testing.T) string {
+func hostDir(t testing.TB) string {
 	t.Helper()
 	return proctest.RuntimeDir(t)
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // goWorkspace writes a Go module whose hover on Answer says its type.
-func goWorkspace(t *testing.T) (root, file string) {
+func goWorkspace(t testing.TB) (root, file string) {
 	t.Helper()
 	root = t.TempDir()
 	file = filepath.Join(root, "main.go")
@@ -23,7 +23,7 @@ func goWorkspace(t *testing.T) (root, file string) {
 	return root, file
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

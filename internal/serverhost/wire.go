@@ -2,21 +2,16 @@ package serverhost
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
-	"log/slog"
 	"time"
-
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
-// The methods a client calls on the host, one per method of the adapter's
-// view of local servers (adapter.LocalServers), and the one notification
-// the host sends back.
+// The methods a client calls on the host (over a link, link.go), one per
+// method of the adapter's view of local servers (adapter.LocalServers),
+// and the one notification the host sends back.
 const (
 	mHello          = "hello"
 	mAddRoot        = "addRoot"
@@ -119,20 +114,20 @@ type pathParams struct {
 	Path string `json:"path"`
 }
 
+// requestParams are a request's meta; the server's params are the
+// frame's raw bytes.
 type requestParams struct {
-	Path   string          `json:"path"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
+	Path   string `json:"path"`
+	Method string `json:"method"`
 	// Native asks lsp.Manager.AskNative: positions in the server's own
 	// encoding.
 	Native bool `json:"native,omitempty"`
 }
 
-// askResult is lsp.Answer on the wire: the server's raw result and its
-// readiness when the answer was read.
+// askResult is lsp.Answer's meta on the wire: the server's readiness
+// when the answer was read; its raw result is the frame's raw bytes.
 type askResult struct {
-	Result    json.RawMessage `json:"result"`
-	Readiness lsp.Readiness   `json:"readiness"`
+	Readiness lsp.Readiness `json:"readiness"`
 }
 
 type diagnosticsParams struct {
@@ -254,8 +249,8 @@ var sentinels = []struct {
 }
 
 // encodeError turns what a Manager call failed with into the host's
-// JSON-RPC error: the message as it was, the type in the data.
-func encodeError(err error) *jsonrpc2.Error {
+// error frame: the message as it was, the type in the data.
+func encodeError(err error) *wireError {
 	var d errorData
 	var (
 		re *lsp.ResponseError
@@ -283,9 +278,7 @@ func encodeError(err error) *jsonrpc2.Error {
 			}
 		}
 	}
-	e := &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
-	e.SetError(d)
-	return e
+	return &wireError{Message: err.Error(), Data: d}
 }
 
 // remoteError is an error the host answered with: its message as the host
@@ -299,11 +292,8 @@ func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.cause }
 
 // decodeError is encodeError's inverse.
-func decodeError(e *jsonrpc2.Error) error {
-	var d errorData
-	if e.Data != nil {
-		_ = json.Unmarshal(*e.Data, &d)
-	}
+func decodeError(e *wireError) error {
+	d := e.Data
 	out := &remoteError{msg: e.Message}
 	switch d.Kind {
 	case kindResponse:
@@ -343,9 +333,3 @@ func decodeError(e *jsonrpc2.Error) error {
 	}
 	return out
 }
-
-// rpcLog passes jsonrpc2's own messages (a connection reset when a peer
-// ends, chiefly) to the debug log instead of the process's stderr.
-type rpcLog struct{ log *slog.Logger }
-
-func (l rpcLog) Printf(format string, v ...any) { l.log.Debug(fmt.Sprintf(format, v...)) }

@@ -35,7 +35,7 @@ func TestProfileCoversOptions(t *testing.T) {
 
 // serveHere runs a host in this process on a socket of dir for build id
 // and returns a function that stops it.
-func serveHere(t *testing.T, dir, id string) {
+func serveHere(t testing.TB, dir, id string) {
 	t.Helper()
 	pl := place{dir: dir, id: id}
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: pl.socket(), Net: "unix"})
