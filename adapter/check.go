@@ -9,12 +9,6 @@ import (
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
-// checker is the LocalServers that can check unsaved content
-// (lsp.Manager.Check); the shared server host does not yet.
-type checker interface {
-	Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error)
-}
-
 // check answers `_lsp/check` from local servers only: an editor's
 // servers would show the unsaved content to the editor, so the editor
 // path answers "not supported".
@@ -29,16 +23,12 @@ func (a *Adapter) check(ctx context.Context, params json.RawMessage) (json.RawMe
 	if a.cfg.NoLocal {
 		return nil, unsupported("%s: only acp-lsp's own language servers check unsaved content, and they are turned off; an editor's servers cannot without showing the edit in the editor", lspext.Check)
 	}
-	c, ok := a.mgr.(checker)
-	if !ok {
-		return nil, unsupported("%s: the shared server host does not check unsaved content yet (local.shared = false runs servers that do)", lspext.Check)
-	}
 	path, err := pathOf(p.URI)
 	if err != nil {
 		return nil, err
 	}
 	a.noteSample(path)
-	rep, err := c.Check(ctx, path, p.Text, lsp.DiagnosticsOptions{Timeout: p.WaitDuration()})
+	rep, err := a.mgr.Check(ctx, path, p.Text, lsp.DiagnosticsOptions{Timeout: p.WaitDuration()})
 	if err != nil {
 		return nil, err
 	}

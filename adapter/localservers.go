@@ -17,6 +17,7 @@ type LocalServers interface {
 	Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error)
+	Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error)
 	FileChanged(ctx context.Context, paths ...string) error
 	FileSaved(ctx context.Context, path string) error
 	WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error)

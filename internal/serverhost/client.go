@@ -356,6 +356,16 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.Diagn
 	return &rep, nil
 }
 
+// Check is lsp.Manager.Check, through the host: the host's Manager holds
+// the server for the check alone, so no other client, of this process or
+// another, sees the checked content. A host gone mid-check is asked
+// once more (the check writes nothing).
+func (c *Client) Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error) {
+	var rep lsp.CheckReport
+	_, err := c.call(ctx, mCheck, checkParams{Path: path, Timeout: opts.Timeout, Settle: opts.Settle}, []byte(text), &rep, true, true)
+	return rep, err
+}
+
 // quiet makes a call that starts no host: with none running there is no
 // server to tell.
 func (c *Client) quiet(ctx context.Context, method string, params any) error {

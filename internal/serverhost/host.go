@@ -420,6 +420,17 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 		return nil, err
 	}
 	switch req.method {
+	case mCheck:
+		var p checkParams
+		if err := unmarshal(req.meta, &p); err != nil {
+			return nil, err
+		}
+		if err := hc.inside(p.Path); err != nil {
+			// As the Manager answers a file outside its roots.
+			fd := lsp.FileDiagnostics{Path: p.Path, Diagnostics: json.RawMessage("[]"), Verdict: lsp.Failed, Detail: err.Error()}
+			return lsp.CheckReport{Before: fd, After: fd, Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}, nil
+		}
+		return m.Check(ctx, p.Path, string(req.raw), lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
 	case mDiagnostics:
 		var p diagnosticsParams
 		if err := unmarshal(req.meta, &p); err != nil {

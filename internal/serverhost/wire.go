@@ -17,6 +17,7 @@ const (
 	mAddRoot        = "addRoot"
 	mRequest        = "request"
 	mDiagnostics    = "diagnostics"
+	mCheck          = "check"
 	mFileChanged    = "fileChanged"
 	mFileSaved      = "fileSaved"
 	mWillRenameFile = "willRenameFile"
@@ -132,6 +133,14 @@ type askResult struct {
 
 type diagnosticsParams struct {
 	Paths   []string      `json:"paths"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Settle  time.Duration `json:"settle,omitempty"`
+}
+
+// checkParams are a check's meta; the content checked is the frame's raw
+// bytes.
+type checkParams struct {
+	Path    string        `json:"path"`
 	Timeout time.Duration `json:"timeout,omitempty"`
 	Settle  time.Duration `json:"settle,omitempty"`
 }
