@@ -33,8 +33,8 @@ func TestBudgetAcrossProfiles(t *testing.T) {
 	}
 	must(t, clients[0].Prewarm(t.Context(), files[0]))
 	must(t, clients[1].Prewarm(t.Context(), files[1]))
-	if st, err := clients[0].Status(t.Context(), 0); err != nil || st.Profiles != 2 {
-		t.Fatalf("host status %+v, %v; want two profiles", st, err)
+	if st, err := clients[0].Status(t.Context(), 0); err != nil || st.Profiles != 4 {
+		t.Fatalf("host status %+v, %v; want four Managers (each client's fake server and its no-server one)", st, err)
 	}
 	for i, want := range []lsp.State{lsp.StateStopped, lsp.StateRunning} {
 		if st := clients[i].Servers(); len(st) != 1 || st[0].State != want {

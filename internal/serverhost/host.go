@@ -47,8 +47,10 @@ type HostConfig struct {
 	OnLeave func(pid int)
 }
 
-// host is one running server host: one lsp.Manager per profile, shared by
-// every client with that profile.
+// host is one running server host: one lsp.Manager per server profile
+// (one server's configuration and the options and environment it runs
+// with), shared by every client whose registry holds that server so
+// configured.
 type host struct {
 	cfg  HostConfig
 	sock os.FileInfo // the socket file as bound, so retire removes no other
@@ -56,7 +58,7 @@ type host struct {
 	uid  int
 	quit chan struct{} // closed when the idle grace ran out
 
-	// budget is the account of every profile's servers: the memory
+	// budget is the account of every Manager's servers: the memory
 	// budget and the cap on running servers hold for the host as a whole.
 	budget *lsp.Budget
 
@@ -70,11 +72,56 @@ type host struct {
 	changed chan struct{}
 }
 
-// shared is one profile's Manager and how many clients use it.
+// shared is one server profile's Manager and how many clients use it.
 type shared struct {
 	mgr   *lsp.Manager
 	prof  profile
 	users int
+}
+
+// world is a client's servers in the host: for each server of its
+// registry the Manager of that server's profile (shared with every client
+// configuring the server alike), and one with no server, which answers
+// for files no server handles. A path goes to the Manager of the server
+// the client's registry picks for it, as one Manager holding the whole
+// registry would pick.
+type world struct {
+	prof   profile
+	base   *shared
+	byName map[string]*shared
+	all    []*shared // base first, then in registry order
+
+	mu     sync.Mutex
+	routes map[string]*shared // paths routed to an installed server
+}
+
+// route returns the Manager of the server the client's registry picks
+// for path: the first installed of those handling it (by priority), else
+// the first (whose Manager says it is missing); the base when none does.
+func (w *world) route(path string) *shared {
+	w.mu.Lock()
+	sh, ok := w.routes[path]
+	w.mu.Unlock()
+	if ok {
+		return sh
+	}
+	cands := lsp.ServersFor(w.prof.Servers, path)
+	for _, c := range cands {
+		if _, err := lsp.LookPath(c.Command, w.prof.Env); err == nil {
+			sh := w.byName[c.Name]
+			w.mu.Lock()
+			if len(w.routes) > 10000 {
+				clear(w.routes)
+			}
+			w.routes[path] = sh
+			w.mu.Unlock()
+			return sh
+		}
+	}
+	if len(cands) > 0 {
+		return w.byName[cands[0].Name]
+	}
+	return w.base
 }
 
 // Serve runs a server host on cfg.Listener until ctx ends or, once no
@@ -212,9 +259,8 @@ type hostClient struct {
 
 	mu       sync.Mutex
 	roots    []string
-	sh       *shared
-	key      string
-	unsub    func()
+	w        *world
+	unsubs   []func()
 	inflight map[uint64]context.CancelFunc
 	calls    sync.WaitGroup // the goroutines answering its calls
 	// left is set (under mu) as the client leaves: no call starts after
@@ -253,18 +299,20 @@ func (hc *hostClient) leave() {
 	hc.mu.Unlock()
 	hc.calls.Wait()
 	hc.mu.Lock()
-	unsub, sh := hc.unsub, hc.sh
-	hc.unsub, hc.sh = nil, nil
+	unsubs, w := hc.unsubs, hc.w
+	hc.unsubs, hc.w = nil, nil
 	hc.mu.Unlock()
-	if unsub != nil {
+	for _, unsub := range unsubs {
 		unsub()
 	}
 	h := hc.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.clients, hc)
-	if sh != nil {
-		sh.users--
+	if w != nil {
+		for _, sh := range w.all {
+			sh.users--
+		}
 	}
 	if len(h.clients) == 0 {
 		h.armIdle(false)
@@ -338,20 +386,20 @@ func unmarshal(meta []byte, v any) error {
 // errNoHello: a call before hello.
 var errNoHello = errors.New("server host: hello first")
 
-func (hc *hostClient) manager() (*lsp.Manager, error) {
+func (hc *hostClient) world() (*world, error) {
 	hc.mu.Lock()
 	defer hc.mu.Unlock()
-	if hc.sh == nil {
+	if hc.w == nil {
 		return nil, errNoHello
 	}
-	return hc.sh.mgr, nil
+	return hc.w, nil
 }
 
 // serve answers a call: the answer's meta and raw bytes.
 func (hc *hostClient) serve(ctx context.Context, req message) (any, []byte, error) {
 	switch req.method {
 	case mRequest, mWillRenameFile:
-		m, err := hc.manager()
+		w, err := hc.world()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -363,7 +411,7 @@ func (hc *hostClient) serve(ctx context.Context, req message) (any, []byte, erro
 			if err := hc.inside(p.Old); err != nil {
 				return nil, nil, err
 			}
-			raw, err := m.WillRenameFile(ctx, p.Old, p.New)
+			raw, err := w.route(p.Old).mgr.WillRenameFile(ctx, p.Old, p.New)
 			return nil, raw, err
 		}
 		var p requestParams
@@ -373,9 +421,10 @@ func (hc *hostClient) serve(ctx context.Context, req message) (any, []byte, erro
 		if err := hc.inside(p.Path); err != nil {
 			return nil, nil, err
 		}
-		ask := m.Ask
+		mgr := w.route(p.Path).mgr
+		ask := mgr.Ask
 		if p.Native {
-			ask = m.AskNative
+			ask = mgr.AskNative
 		}
 		a, err := ask(ctx, p.Path, p.Method, req.raw)
 		if err != nil {
@@ -398,7 +447,7 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 	}
 	if req.method == mStatus {
 		hc.mu.Lock()
-		if hc.sh == nil {
+		if hc.w == nil {
 			hc.inspects = true
 		}
 		hc.mu.Unlock()
@@ -415,7 +464,7 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 		hc.h.stop()
 		return nil, nil
 	}
-	m, err := hc.manager()
+	w, err := hc.world()
 	if err != nil {
 		return nil, err
 	}
@@ -430,19 +479,24 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 			fd := lsp.FileDiagnostics{Path: p.Path, Diagnostics: json.RawMessage("[]"), Verdict: lsp.Failed, Detail: err.Error()}
 			return lsp.CheckReport{Before: fd, After: fd, Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}, nil
 		}
-		return m.Check(ctx, p.Path, string(req.raw), lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
+		return w.route(p.Path).mgr.Check(ctx, p.Path, string(req.raw), lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
 	case mDiagnostics:
 		var p diagnosticsParams
 		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
-		return hc.diagnostics(ctx, m, p)
+		return hc.diagnostics(ctx, w, p)
 	case mFileChanged:
 		var p pathsParams
 		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
-		return nil, m.FileChanged(ctx, slices.DeleteFunc(p.Paths, func(path string) bool { return hc.inside(path) != nil })...)
+		paths := slices.DeleteFunc(p.Paths, func(path string) bool { return hc.inside(path) != nil })
+		var errs []error
+		for _, sh := range w.all {
+			errs = append(errs, sh.mgr.FileChanged(ctx, paths...))
+		}
+		return nil, errors.Join(errs...)
 	case mFileSaved, mPrewarm:
 		var p pathParams
 		if err := unmarshal(req.meta, &p); err != nil {
@@ -451,6 +505,7 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 		if err := hc.inside(p.Path); err != nil {
 			return nil, err
 		}
+		m := w.route(p.Path).mgr
 		if req.method == mPrewarm {
 			return nil, m.Prewarm(ctx, p.Path)
 		}
@@ -463,7 +518,13 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 		if err := hc.inside(p.Old); err != nil {
 			return nil, err
 		}
-		return nil, m.FileRenamed(ctx, p.Old, p.New)
+		from, to := w.route(p.Old), w.route(p.New)
+		err := from.mgr.FileRenamed(ctx, p.Old, p.New)
+		if to != from {
+			// Another server handles the new name: it learns of the file.
+			err = errors.Join(err, to.mgr.FileChanged(ctx, p.New))
+		}
+		return nil, err
 	case mRestart:
 		var p restartParams
 		if err := unmarshal(req.meta, &p); err != nil {
@@ -474,11 +535,25 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 				return nil, err
 			}
 		}
-		return nil, m.Restart(ctx, p.Name, p.Path)
+		sh := w.base
+		if p.Path != "" {
+			sh = w.route(p.Path)
+		} else if n, ok := w.byName[p.Name]; ok {
+			sh = n
+		}
+		return nil, sh.mgr.Restart(ctx, p.Name, p.Path)
 	case mServers:
-		return hc.servers(m), nil
+		return hc.servers(w), nil
 	case mWatchStatus:
-		return m.WatchStatus(), nil
+		// The watch starts with a Manager's first server: the status of
+		// one that watches, else the base's (pending or off).
+		ws := w.base.mgr.WatchStatus()
+		for _, sh := range w.all[1:] {
+			if st := sh.mgr.WatchStatus(); st.Mode != "pending" {
+				return st, nil
+			}
+		}
+		return ws, nil
 	}
 	return nil, errors.New("server host: no method " + req.method)
 }
@@ -489,46 +564,86 @@ func (hc *hostClient) hello(p helloParams) (any, error) {
 	if p.Identity != hc.h.cfg.Identity {
 		return nil, fmt.Errorf("server host: client build %s is not the host's %s", p.Identity, hc.h.cfg.Identity)
 	}
-	b, err := json.Marshal(p.Profile)
+	h := hc.h
+	w := &world{prof: p.Profile, byName: map[string]*shared{}, routes: map[string]*shared{}}
+	h.mu.Lock()
+	for _, sp := range p.Profile.perServer() {
+		sh, err := h.sharedLocked(sp)
+		if err != nil {
+			for _, got := range w.all {
+				got.users--
+			}
+			h.mu.Unlock()
+			return nil, err
+		}
+		sh.users++
+		w.all = append(w.all, sh)
+		if len(sp.Servers) == 0 {
+			w.base = sh
+		} else {
+			w.byName[sp.Servers[0].Name] = sh
+		}
+	}
+	h.mu.Unlock()
+	var unsubs []func()
+	var streams []<-chan lsp.DiagnosticsEvent
+	for _, sh := range w.all {
+		events, unsub := sh.mgr.Subscribe(256)
+		unsubs, streams = append(unsubs, unsub), append(streams, events)
+	}
+	hc.mu.Lock()
+	if hc.w != nil {
+		hc.mu.Unlock()
+		for _, unsub := range unsubs {
+			unsub()
+		}
+		h.mu.Lock()
+		for _, sh := range w.all {
+			sh.users--
+		}
+		h.mu.Unlock()
+		return nil, errors.New("server host: hello twice")
+	}
+	hc.w, hc.unsubs, hc.pid = w, unsubs, p.PID
+	hc.mu.Unlock()
+	hc.addRoots(p.Roots...)
+	for _, events := range streams {
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			hc.forward(events)
+		}()
+	}
+	h.log.Info("client joined", "pid", p.PID, "servers", len(w.all)-1)
+	return helloResult{PID: os.Getpid()}, nil
+}
+
+// sharedLocked returns the Manager of server profile sp, made on first
+// use (h.mu held).
+func (h *host) sharedLocked(sp profile) (*shared, error) {
+	b, err := json.Marshal(sp)
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(b)
 	key := hex.EncodeToString(sum[:])
-	h := hc.h
-	h.mu.Lock()
-	sh := h.profiles[key]
-	if sh == nil {
-		opts := p.Profile.options()
-		opts.Logger = h.log.With("profile", key[:8])
-		opts.Budget = h.budget
-		m, err := lsp.NewManager(opts)
-		if err != nil {
-			h.mu.Unlock()
-			return nil, fmt.Errorf("server host: %w", err)
-		}
-		sh = &shared{mgr: m, prof: p.Profile}
-		h.profiles[key] = sh
+	if sh := h.profiles[key]; sh != nil {
+		return sh, nil
 	}
-	sh.users++
-	h.mu.Unlock()
-	events, unsub := sh.mgr.Subscribe(256)
-	hc.mu.Lock()
-	if hc.sh != nil {
-		hc.mu.Unlock()
-		unsub()
-		return nil, errors.New("server host: hello twice")
+	opts := sp.options()
+	name := "none"
+	if len(sp.Servers) > 0 {
+		name = sp.Servers[0].Name
 	}
-	hc.sh, hc.key, hc.unsub, hc.pid = sh, key, unsub, p.PID
-	hc.mu.Unlock()
-	hc.addRoots(p.Roots...)
-	h.wg.Add(1)
-	go func() {
-		defer h.wg.Done()
-		hc.forward(events)
-	}()
-	h.log.Info("client joined", "pid", p.PID, "profile", key[:8])
-	return helloResult{PID: os.Getpid()}, nil
+	opts.Logger = h.log.With("profile", name+"/"+key[:8])
+	opts.Budget = h.budget
+	m, err := lsp.NewManager(opts)
+	if err != nil {
+		return nil, fmt.Errorf("server host: %w", err)
+	}
+	sh := &shared{mgr: m, prof: sp}
+	h.profiles[key] = sh
+	return sh, nil
 }
 
 // forward sends the client the diagnostics of files under its roots.
@@ -545,7 +660,7 @@ func (hc *hostClient) forward(events <-chan lsp.DiagnosticsEvent) {
 
 func (hc *hostClient) addRoots(dirs ...string) {
 	hc.mu.Lock()
-	sh := hc.sh
+	w := hc.w
 	hc.mu.Unlock()
 	for _, dir := range dirs {
 		abs, err := edit.RootDir(dir)
@@ -557,8 +672,10 @@ func (hc *hostClient) addRoots(dirs ...string) {
 			hc.roots = append(hc.roots, abs)
 		}
 		hc.mu.Unlock()
-		if sh != nil {
-			sh.mgr.AddRoot(abs)
+		if w != nil {
+			for _, sh := range w.all {
+				sh.mgr.AddRoot(abs)
+			}
 		}
 	}
 }
@@ -585,40 +702,78 @@ func (hc *hostClient) inside(path string) error {
 }
 
 // diagnostics answers for the files inside the client's roots from the
-// Manager and refuses the others, in the order asked.
-func (hc *hostClient) diagnostics(ctx context.Context, m *lsp.Manager, p diagnosticsParams) (*lsp.DiagnosticsReport, error) {
+// Managers of their servers and refuses the others, in the order asked.
+func (hc *hostClient) diagnostics(ctx context.Context, w *world, p diagnosticsParams) (*lsp.DiagnosticsReport, error) {
 	rep := &lsp.DiagnosticsReport{Files: make([]lsp.FileDiagnostics, len(p.Paths))}
-	var ask []string
-	var at []int
+	type batch struct {
+		paths []string
+		at    []int
+	}
+	var order []*shared
+	batches := map[*shared]*batch{}
 	for i, path := range p.Paths {
 		if err := hc.inside(path); err != nil {
 			rep.Files[i] = lsp.FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]"), Verdict: lsp.Failed, Detail: err.Error()}
 			continue
 		}
-		ask, at = append(ask, path), append(at, i)
+		sh := w.route(path)
+		b := batches[sh]
+		if b == nil {
+			b = &batch{}
+			batches[sh] = b
+			order = append(order, sh)
+		}
+		b.paths, b.at = append(b.paths, path), append(b.at, i)
 	}
-	got, err := m.Diagnostics(ctx, ask, lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
-	if got == nil {
-		return nil, err
+	// The servers' waits run side by side, as one Manager's would.
+	type result struct {
+		b   *batch
+		got *lsp.DiagnosticsReport
+		err error
 	}
-	for j, f := range got.Files {
-		rep.Files[at[j]] = f
+	results := make(chan result, len(order))
+	for _, sh := range order {
+		go func() {
+			got, err := sh.mgr.Diagnostics(ctx, batches[sh].paths, lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
+			results <- result{batches[sh], got, err}
+		}()
 	}
-	return rep, err
+	var errs []error
+	failed := false
+	for range order {
+		r := <-results
+		errs = append(errs, r.err)
+		if r.got == nil {
+			failed = true
+			continue
+		}
+		for j, f := range r.got.Files {
+			rep.Files[r.b.at[j]] = f
+		}
+	}
+	if failed {
+		return nil, errors.Join(errs...)
+	}
+	return rep, errors.Join(errs...)
 }
 
 // servers lists the servers of the client's world: those whose root lies
 // under one of its roots or holds one.
-func (hc *hostClient) servers(m *lsp.Manager) []lsp.ServerStatus {
+func (hc *hostClient) servers(w *world) []lsp.ServerStatus {
 	hc.mu.Lock()
 	roots := slices.Clone(hc.roots)
 	hc.mu.Unlock()
 	out := []lsp.ServerStatus{}
-	for _, st := range m.Servers() {
-		if slices.ContainsFunc(roots, func(r string) bool { return edit.Within(r, st.Root) || edit.Within(st.Root, r) }) {
-			out = append(out, st)
+	for _, sh := range w.all {
+		for _, st := range sh.mgr.Servers() {
+			if slices.ContainsFunc(roots, func(r string) bool { return edit.Within(r, st.Root) || edit.Within(st.Root, r) }) {
+				out = append(out, st)
+			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b lsp.ServerStatus) int {
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Root, b.Root))
+	})
 	return out
 }
 
@@ -663,7 +818,7 @@ func (h *host) status(ctx context.Context, calls int) (Status, error) {
 // servers lists every server of every profile with the clients using it.
 func (h *host) servers() []HostServer {
 	type user struct {
-		sh    *shared
+		w     *world
 		pid   int
 		roots []string
 	}
@@ -672,8 +827,8 @@ func (h *host) servers() []HostServer {
 	var users []user
 	for hc := range h.clients {
 		hc.mu.Lock()
-		if hc.sh != nil {
-			users = append(users, user{hc.sh, hc.pid, slices.Clone(hc.roots)})
+		if hc.w != nil {
+			users = append(users, user{hc.w, hc.pid, slices.Clone(hc.roots)})
 		}
 		hc.mu.Unlock()
 	}
@@ -688,7 +843,7 @@ func (h *host) servers() []HostServer {
 				hs.Command = append([]string{sh.prof.Servers[i].Command}, sh.prof.Servers[i].Args...)
 			}
 			for _, u := range users {
-				if u.sh == sh && slices.ContainsFunc(u.roots, func(r string) bool { return edit.Within(r, st.Root) || edit.Within(st.Root, r) }) {
+				if slices.Contains(u.w.all, sh) && slices.ContainsFunc(u.roots, func(r string) bool { return edit.Within(r, st.Root) || edit.Within(st.Root, r) }) {
 					hs.Clients = append(hs.Clients, u.pid)
 				}
 			}

@@ -100,6 +100,23 @@ func profileOf(opts lsp.Options, environ []string) profile {
 	}
 }
 
+// perServer splits p into the profiles its Managers run with: one with
+// no server, then one per server of the registry (that server alone, with
+// p's options and environment). A server's profile is its key in the
+// host: two clients configuring gopls differently get two goplses and
+// still share pyright.
+func (p profile) perServer() []profile {
+	base := p
+	base.Servers = []lsp.ServerConfig{}
+	out := []profile{base}
+	for _, s := range p.Servers {
+		one := p
+		one.Servers = []lsp.ServerConfig{s}
+		out = append(out, one)
+	}
+	return out
+}
+
 // options are the lsp.Options of a profile.
 func (p profile) options() lsp.Options {
 	return lsp.Options{
@@ -179,8 +196,9 @@ type Status struct {
 	// Clients counts the acp-lsp processes using the host (a connection
 	// that only asks for the status is none).
 	Clients int `json:"clients"`
-	// Profiles counts the distinct server profiles in use (each has its
-	// own servers).
+	// Profiles counts the host's Managers: one per server profile in use
+	// (a server's configuration with the options and environment it runs
+	// with) and one per options without a server.
 	Profiles int `json:"profiles"`
 	// Calls counts the calls being answered (this one included).
 	Calls int `json:"calls"`
