@@ -110,9 +110,9 @@ type Local struct {
 	// spawned servers; a trailing * matches a prefix.
 	EnvAllowlist []string `toml:"env_allowlist"`
 	// Shared runs the servers in the user's server host, shared by every
-	// acp-lsp process with the same server settings and environment
-	// (Linux only); off, each process runs its own. Off by default until
-	// the host has its memory budget and prewarm (issue 21).
+	// acp-lsp process configuring a server alike, with the same
+	// environment (Linux only; elsewhere each process runs its own); off,
+	// each process runs its own.
 	Shared bool `toml:"shared"`
 	// Prewarm starts the servers a session's folder needs as soon as the
 	// session is set up, so the first question finds them loaded.
@@ -243,7 +243,7 @@ func Defaults() Config {
 			MaxFileSize:       lsp.DefaultMaxFileSize,
 			Watch:             true,
 			WatchMaxDirs:      lsp.DefaultMaxWatchedDirs,
-			Shared:            false,
+			Shared:            true,
 			Prewarm:           true,
 			EnvAllowlist: []string{
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
