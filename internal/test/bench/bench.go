@@ -43,8 +43,8 @@ type Options struct {
 	Cache string
 	// Quick runs few repetitions (a smoke test, figures not for the docs).
 	Quick bool
-	// Groups selects row groups: "lsp", "forward", "scale", "load"
-	// (default all).
+	// Groups selects row groups: "lsp", "forward", "scale", "load",
+	// "shared" (default all).
 	Groups []string
 	// LoadRuns is how many cold runs the load rows make per column and
 	// question (default 3; 1 with Quick).
@@ -73,6 +73,7 @@ type Report struct {
 	Forward  *ForwardResult
 	Scale    *ScaleResult
 	Load     *LoadResult
+	Shared   *SharedResult
 	Errors   []string
 	Duration time.Duration
 }
@@ -83,7 +84,7 @@ func (o *Options) wants(g string) bool {
 
 // RowGroups are the row groups Options.Groups selects from, in the order
 // they run.
-var RowGroups = []string{"lsp", "forward", "scale", "load"}
+var RowGroups = []string{"lsp", "forward", "scale", "load", "shared"}
 
 // AllColumns are the LSP table's columns in order: (a) first, (b) second
 // (the goals compare against them by position).
@@ -177,6 +178,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			rep.Errors = append(rep.Errors, "load rows: "+err.Error())
 			logf("load rows: %v", err)
+		}
+	}
+	if opts.wants("shared") {
+		logf("shared rows")
+		rep.Shared, err = sharedRows(ctx, env, w, opts.Quick, logf)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "shared rows: "+err.Error())
+			logf("shared rows: %v", err)
 		}
 	}
 	rep.Machine = DescribeMachine(ctx, env, "")
