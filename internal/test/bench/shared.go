@@ -43,7 +43,7 @@ type SharedResult struct {
 	Load, WaitCold, WaitWarm time.Duration
 	Right                    bool
 	// Calls warm hovers were timed, in process and through the host.
-	Calls               int
+	Calls                  int
 	InProcess, ThroughHost time.Duration
 }
 
