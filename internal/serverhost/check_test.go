@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
+	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -77,5 +80,27 @@ func TestCheckThroughHost(t *testing.T) {
 		default:
 		}
 		break
+	}
+}
+
+// TestCheckTimeoutThroughHost: a check whose server does not report in
+// time comes back through the host as a timeout verdict, never as "no
+// diagnostics".
+func TestCheckTimeoutThroughHost(t *testing.T) {
+	dir := hostDir(t)
+	id := "checkto000000000"
+	serveHere(t, dir, id)
+	servers := fakeServers(t, fakelsp.Script{Diagnostics: fakelsp.DiagPush, PublishDelay: fakelsp.Duration(time.Hour)})
+	root := t.TempDir()
+	file := filepath.Join(root, "a.go")
+	must(t, os.WriteFile(file, []byte("package a\n"), 0o644))
+	c, err := NewClient(lsp.Options{Roots: []string{root}, Servers: servers}, Config{Dir: dir, Identity: id})
+	must(t, err)
+	t.Cleanup(func() { c.Close(context.Background()) })
+	must(t, c.Prewarm(t.Context(), file)) // running: the wait is the report's, not the start's
+	rep, err := c.Check(t.Context(), file, "package a\n\nvar x int = \"y\"\n", lsp.DiagnosticsOptions{Timeout: 200 * time.Millisecond})
+	must(t, err)
+	if rep.After.Verdict != lsp.Timeout || string(rep.Added) != "[]" {
+		t.Errorf("check with a silent server: after %s (%s), added %s; want a timeout and no delta", rep.After.Verdict, rep.After.Detail, rep.Added)
 	}
 }

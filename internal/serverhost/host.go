@@ -259,6 +259,7 @@ type hostClient struct {
 
 	mu       sync.Mutex
 	roots    []string
+	insides  map[string]bool // paths found inside roots
 	w        *world
 	unsubs   []func()
 	inflight map[uint64]context.CancelFunc
@@ -274,7 +275,7 @@ type hostClient struct {
 
 func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	cctx, stop := context.WithCancel(ctx)
-	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}}
+	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}, insides: map[string]bool{}}
 	conn := newLink(c, hc.handle)
 	hc.conn = conn
 	h.mu.Lock()
@@ -684,6 +685,12 @@ func (hc *hostClient) addRoots(dirs ...string) {
 // refuses one outside all roots: the Manager holds the roots of every
 // client of the profile, a client may ask only about its own.
 func (hc *hostClient) inside(path string) error {
+	hc.mu.Lock()
+	ok := hc.insides[path]
+	hc.mu.Unlock()
+	if ok {
+		return nil
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", path, err)
@@ -695,6 +702,12 @@ func (hc *hostClient) inside(path string) error {
 	defer hc.mu.Unlock()
 	for _, r := range hc.roots {
 		if edit.Within(r, filepath.Dir(abs)) {
+			// Roots are never removed: a path inside stays inside (as
+			// the Manager keeps a path's route).
+			if len(hc.insides) > 10000 {
+				clear(hc.insides)
+			}
+			hc.insides[path] = true
 			return nil
 		}
 	}
