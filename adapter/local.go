@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -592,7 +593,7 @@ type missingServer struct {
 // missingError says that c's program is not installed, and how to
 // install it.
 func missingError(c lsp.ServerConfig) *lsp.MissingServerError {
-	return &lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallHint}
+	return &lsp.MissingServerError{Server: c.Name, Command: c.Command, InstallHint: c.InstallCommand(runtime.GOOS)}
 }
 
 // plural says "1 file" or "3 files".

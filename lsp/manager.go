@@ -18,6 +18,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"sync"
@@ -337,7 +338,7 @@ func (m *Manager) route(path string) (string, *server, error) {
 		return "", nil, fmt.Errorf("resolve %s: %w", path, ErrNoServer)
 	}
 	if !m.installed(cfg) {
-		return "", nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
+		return "", nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallCommand(runtime.GOOS)}
 	}
 	root := FindRoot(abs, ceiling, cfg.RootMarkers)
 	key := cfg.Name + "\x00" + root

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -171,7 +170,7 @@ func (s *Survey) marker(c ServerConfig) string {
 		if slices.Contains(vcsMarkers, mk) {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(s.Root, mk)); err == nil {
+		if hasMarker(s.Root, mk) {
 			return mk
 		}
 	}

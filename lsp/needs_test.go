@@ -89,8 +89,10 @@ func TestSurveyNeeds(t *testing.T) {
 			nil, map[string]string{"gopls": `41 of 48 files (85%); configured needed = "no"`}, []string{"vscode-json-language-server"}},
 		{"configured yes without files needs nothing", map[string]int{"go.mod": 1, "a.go": 1}, configure("clangd", NeededYes),
 			[]string{"gopls"}, nil, nil},
+		// pyproject.toml is TOML, whose server is neither installed nor
+		// needed (a manifest of another language).
 		{"first installed server of a file type", map[string]int{"a%d.py": 2, "pyproject.toml": 1}, nil,
-			[]string{"pylsp"}, map[string]string{"pylsp": "pyproject.toml at the workspace root"}, nil},
+			[]string{"pylsp"}, map[string]string{"pylsp": "pyproject.toml at the workspace root", "tombi": `1 of 3 files (33%); configured needed = "no"`}, []string{"tombi"}},
 		{"needed and not installed", map[string]int{"a%d.json": 2}, nil,
 			[]string{"vscode-json-language-server"}, map[string]string{"vscode-json-language-server": "2 of 2 files (100%)"}, []string{"vscode-json-language-server"}},
 		{"nothing any server handles", map[string]int{"notes.txt": 1}, nil, nil, nil, nil},

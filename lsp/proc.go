@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -209,7 +210,7 @@ func startProc(s *server) (*proc, error) {
 	cfg := s.cfg
 	path, err := s.mgr.lookPath(cfg.Command)
 	if err != nil {
-		return nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallHint}
+		return nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallCommand(runtime.GOOS)}
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Dir = s.root

@@ -19,7 +19,9 @@ type ServerConfig struct {
 	Name string `json:"name"`
 	// Command is the program to run, looked up on PATH when not absolute.
 	Command string `json:"command"`
-	// Args are the command-line arguments ("--stdio").
+	// Args are the command-line arguments ("--stdio"). An argument
+	// holding DataDirVar has it replaced, at each start, by a folder of
+	// this server's own for its root (see dataDir).
 	Args []string `json:"args,omitempty"`
 	// Env are extra KEY=VALUE entries appended to the child's environment.
 	Env []string `json:"env,omitempty"`
@@ -41,11 +43,19 @@ type ServerConfig struct {
 	// names a top-level key of Settings gets that value, an item without
 	// a section gets all of Settings, anything else gets null.
 	Settings map[string]json.RawMessage `json:"settings,omitempty"`
-	// InstallHint tells a person how to install the server.
+	// Install holds the exact commands that install the server's program
+	// on each platform, for doctor and the missing-server error.
+	Install Install `json:"install,omitzero"`
+	// InstallHint tells a person how to install the server on any
+	// platform; it is used where Install names no command for the
+	// platform (a server added by configuration) and an override's
+	// hint replaces the platform commands (see InstallCommand).
 	InstallHint string `json:"installHint,omitempty"`
 	// VersionArgs print the server's version for doctor ("version").
 	VersionArgs []string `json:"versionArgs,omitempty"`
-	// Priority orders servers that serve the same file: lower first.
+	// Priority orders servers that serve the same file: lower first; the
+	// first one installed serves it (see ServersFor). Built-ins give the
+	// first choice of a language 0 and its alternatives 10 and up.
 	Priority int `json:"priority,omitempty"`
 	// Disabled removes the server from routing.
 	Disabled bool `json:"disabled,omitempty"`
@@ -58,6 +68,61 @@ type ServerConfig struct {
 	// Loading says how the server shows that it is still loading its
 	// project and when it is done; the zero value reads $/progress.
 	Loading LoadSignals `json:"loading,omitzero"`
+	// Quirks are what the server needs from a client beyond the
+	// protocol's defaults.
+	Quirks Quirks `json:"quirks,omitzero"`
+}
+
+// Install holds the commands that install one server's program, one per
+// platform, each a command line a person can paste ("npm install -g
+// pyright@1.1.414"); several alternatives are joined by " || ".
+type Install struct {
+	// Linux is for Debian and Ubuntu.
+	Linux string `json:"linux,omitempty"`
+	// Darwin is for macOS.
+	Darwin string `json:"darwin,omitempty"`
+	// Windows is for Windows.
+	Windows string `json:"windows,omitempty"`
+}
+
+// For returns the command for the platform goos (a runtime.GOOS value;
+// other Unix systems get Linux's), or "" when none is known.
+func (i Install) For(goos string) string {
+	switch goos {
+	case "darwin", "ios":
+		return i.Darwin
+	case "windows":
+		return i.Windows
+	}
+	return i.Linux
+}
+
+// everywhere is an Install whose command is the same on every platform
+// (npm, go install, pip).
+func everywhere(cmd string) Install { return Install{Linux: cmd, Darwin: cmd, Windows: cmd} }
+
+// InstallCommand returns how to install s's program on the platform goos:
+// InstallHint when set (a configured server's own), else the platform's
+// Install command, else "".
+func (s *ServerConfig) InstallCommand(goos string) string {
+	if s.InstallHint != "" {
+		return s.InstallHint
+	}
+	return s.Install.For(goos)
+}
+
+// Quirks are the facts about one server that a client must act on and
+// that its capabilities do not say. They are recorded in its registry
+// entry and read by the general mechanism each names, never by a special
+// case for a server's name. (What capabilities do say, such as pull
+// diagnostics through diagnosticProvider or a registration of
+// textDocument/diagnostic, needs no quirk: lsp reads the capability.)
+type Quirks struct {
+	// ObjectSettings answers a workspace/configuration item whose section
+	// has no configured settings with {} instead of null: the CSS server
+	// of vscode-langservers-extracted reads properties of the answer and
+	// crashes on null.
+	ObjectSettings bool `json:"objectSettings,omitempty"`
 }
 
 // LoadSignals are what a server can be seen doing while it loads its
@@ -193,110 +258,6 @@ func (t Timeouts) withDefaults(d Timeouts) Timeouts {
 	}
 }
 
-// DefaultServers returns the built-in registry, a fresh copy each call.
-func DefaultServers() []ServerConfig {
-	return []ServerConfig{
-		{
-			Name: "gopls", Command: "gopls", Language: "go",
-			Extensions:  []string{"go"},
-			Filenames:   []string{"go.mod", "go.sum", "go.work"},
-			LanguageIDs: map[string]string{"go.mod": "go.mod", "go.sum": "go.sum", "go.work": "go.work"},
-			RootMarkers: []string{"go.work", "go.mod", ".git"},
-			// workspace/symbol searches the workspace's packages only, not
-			// the standard library and dependencies as well: the tool
-			// leaves results outside the session's workspace out anyway,
-			// and on the bench's module the search took a third of the
-			// time (docs/lsp.md).
-			InitializationOptions: json.RawMessage(`{"symbolScope":"workspace"}`),
-			InstallHint:           "go install golang.org/x/tools/gopls@latest (gopls v0.24 needs Go 1.27; with Go 1.26 use @v0.23.0)",
-			VersionArgs:           []string{"version"},
-		},
-		{
-			Name: "rust-analyzer", Command: "rust-analyzer", Language: "rust",
-			Extensions: []string{"rs"},
-			// Its check on save reports progress titled by the command
-			// ("cargo check", "cargo check (#2)", "cargo clippy"): a
-			// build, not a load; its index is complete meanwhile.
-			Loading:     LoadSignals{QuietProgress: `^cargo `},
-			RootMarkers: []string{"Cargo.toml", "rust-project.json", ".git"},
-			InstallHint: "rustup component add rust-analyzer",
-			VersionArgs: []string{"--version"},
-		},
-		{
-			Name: "pyright", Command: "pyright-langserver", Args: []string{"--stdio"}, Language: "python",
-			Extensions: []string{"py", "pyi"},
-			// pyright reports no progress while it lists the workspace's
-			// files, and until it has, references and workspace symbols
-			// see the open files alone (1 reference of 30,001 in a
-			// package of 10,000 modules; an empty workspace symbol
-			// list). It logs "Found 10022 source files" (or "No source
-			// files found.") once the list is complete, in English
-			// whatever the locale, and that is the end of its load. Its
-			// $/progress is per request ("Finding references") or a
-			// check under way, neither a load.
-			Loading:     LoadSignals{DoneLog: `^(Found \d+ source files?|No source files found\.)$`},
-			RootMarkers: []string{"pyrightconfig.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git"},
-			InstallHint: "npm install -g pyright",
-			VersionArgs: []string{"--version"},
-		},
-		{
-			Name: "pylsp", Command: "pylsp", Language: "python", Priority: 10,
-			Extensions:  []string{"py", "pyi"},
-			RootMarkers: []string{"pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".git"},
-			InstallHint: "pip install python-lsp-server (or apt install python3-pylsp)",
-			VersionArgs: []string{"--version"},
-		},
-		{
-			Name: "typescript-language-server", Command: "typescript-language-server", Args: []string{"--stdio"},
-			Language:   "typescript",
-			Extensions: []string{"ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"},
-			LanguageIDs: map[string]string{
-				"ts": "typescript", "mts": "typescript", "cts": "typescript", "tsx": "typescriptreact",
-				"js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascriptreact",
-			},
-			RootMarkers: []string{"tsconfig.json", "jsconfig.json", "package.json", ".git"},
-			// No automatic type acquisition: tsserver would otherwise run
-			// npm in the background (types-registry, @types/* for every
-			// package a .js file requires) from the first .js file it
-			// opens: network traffic and writes to ~/.cache/typescript
-			// nobody asked for. Configuration turns it back on
-			// (docs/configuration.md).
-			InitializationOptions: json.RawMessage(`{"disableAutomaticTypingAcquisition":true}`),
-			InstallHint:           "npm install -g typescript-language-server typescript",
-			VersionArgs:           []string{"--version"},
-		},
-		{
-			Name: "clangd", Command: "clangd", Language: "c",
-			Extensions:  []string{"c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "m", "mm"},
-			LanguageIDs: map[string]string{"cc": "cpp", "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp", "hxx": "cpp", "m": "objective-c", "mm": "objective-cpp"},
-			RootMarkers: []string{"compile_commands.json", "compile_flags.txt", ".clangd", ".git"},
-			InstallHint: "apt install clangd (or your platform's LLVM package)",
-			VersionArgs: []string{"--version"},
-		},
-		{
-			Name: "bash-language-server", Command: "bash-language-server", Args: []string{"start"}, Language: "shellscript",
-			Extensions:  []string{"sh", "bash"},
-			Filenames:   []string{".bashrc", ".bash_profile", ".profile"},
-			RootMarkers: []string{".git"},
-			InstallHint: "npm install -g bash-language-server (and shellcheck)",
-			VersionArgs: []string{"--version"},
-		},
-		{
-			Name: "yaml-language-server", Command: "yaml-language-server", Args: []string{"--stdio"}, Language: "yaml",
-			Extensions:  []string{"yaml", "yml"},
-			RootMarkers: []string{".git"},
-			InstallHint: "npm install -g yaml-language-server",
-		},
-		{
-			Name: "vscode-json-language-server", Command: "vscode-json-language-server", Args: []string{"--stdio"}, Language: "json",
-			Extensions:  []string{"json", "jsonc"},
-			LanguageIDs: map[string]string{"jsonc": "jsonc"},
-			RootMarkers: []string{".git"},
-			InstallHint: "npm install -g vscode-langservers-extracted",
-		},
-	}
-}
-
 // MergeServers returns base with overrides applied: an override whose Name
 // matches a base server replaces each of that server's fields the override
 // sets (non-zero), and an override with a new Name adds a server, which
@@ -353,6 +314,12 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		}
 		if o.InstallHint != "" {
 			s.InstallHint = o.InstallHint
+		}
+		if o.Install != (Install{}) {
+			s.Install = o.Install
+		}
+		if o.Quirks != (Quirks{}) {
+			s.Quirks = o.Quirks
 		}
 		if o.VersionArgs != nil {
 			s.VersionArgs = o.VersionArgs

@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestServersFor(t *testing.T) {
 func TestMergeServers(t *testing.T) {
 	got, err := MergeServers(DefaultServers(), []ServerConfig{
 		{Name: "gopls", Args: []string{"-remote=auto"}, Timeouts: Timeouts{Request: Duration(5 * time.Second)}},
-		{Name: "zls", Command: "zls", Extensions: []string{"zig"}},
+		{Name: "zz-ls", Command: "zz-ls", Extensions: []string{"zz"}},
 		{Name: "pyright", Disabled: true},
 	})
 	if err != nil {
@@ -50,10 +51,10 @@ func TestMergeServers(t *testing.T) {
 	if s := ServersFor(got, "/a.go")[0]; s.Args[0] != "-remote=auto" || s.Command != "gopls" || s.Timeouts.Request.d().Seconds() != 5 {
 		t.Errorf("gopls override: %+v", s)
 	}
-	if s := ServersFor(got, "/a.zig"); len(s) != 1 || s[0].Name != "zls" {
+	if s := ServersFor(got, "/a.zz"); len(s) != 1 || s[0].Name != "zz-ls" {
 		t.Errorf("added server: %+v", s)
 	}
-	if s := ServersFor(got, "/a.py"); len(s) != 1 || s[0].Name != "pylsp" {
+	if s := ServersFor(got, "/a.py"); len(s) == 0 || s[0].Name != "pylsp" || slices.ContainsFunc(s, func(c ServerConfig) bool { return c.Name == "pyright" }) {
 		t.Errorf("disabled pyright: %+v", s)
 	}
 	if _, err := MergeServers(DefaultServers(), []ServerConfig{{Name: "new"}}); err == nil {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
@@ -15,7 +16,7 @@ func FindRoot(file, ceiling string, markers []string) string {
 	dir := filepath.Dir(file)
 	for edit.Within(ceiling, dir) {
 		for _, m := range markers {
-			if _, err := os.Lstat(filepath.Join(dir, m)); err == nil {
+			if hasMarker(dir, m) {
 				return dir
 			}
 		}
@@ -29,4 +30,24 @@ func FindRoot(file, ceiling string, markers []string) string {
 		dir = parent
 	}
 	return ceiling
+}
+
+// hasMarker reports whether dir holds the root marker m: a name, or a
+// pattern (filepath.Match: "*.sln", "*.cabal") that a name in dir
+// matches, for projects named after themselves.
+func hasMarker(dir, m string) bool {
+	if !strings.ContainsAny(m, `*?[`) {
+		_, err := os.Lstat(filepath.Join(dir, m))
+		return err == nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if ok, _ := filepath.Match(m, e.Name()); ok {
+			return true
+		}
+	}
+	return false
 }

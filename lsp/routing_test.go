@@ -11,21 +11,72 @@ import (
 )
 
 // TestFaultRegistryRouting drives every built-in registry entry end to end
-// with the fake standing in for the program (rust-analyzer, bash, YAML and
-// JSON servers cannot be installed here): a file of each listed type is
+// with the fake standing in for the program (most cannot be installed
+// here): a file of each listed type is
 // routed to the server, the project root is the folder of the entry's
 // first root marker, and didOpen carries the right languageId.
 func TestFaultRegistryRouting(t *testing.T) {
+	ts := map[string]string{"x.ts": "typescript", "x.tsx": "typescriptreact", "x.js": "javascript", "x.jsx": "javascriptreact", "x.mjs": "javascript"}
+	c := map[string]string{"x.c": "c", "x.h": "c", "x.cpp": "cpp", "x.hpp": "cpp", "x.m": "objective-c"}
 	want := map[string]map[string]string{ // server → file name → languageId
 		"gopls":                       {"x.go": "go", "go.sum": "go.sum"}, // go.mod, go.work would be roots themselves
+		"templ":                       {"x.templ": "templ"},
 		"rust-analyzer":               {"x.rs": "rust"},
 		"pyright":                     {"x.py": "python", "x.pyi": "python"},
 		"pylsp":                       {"x.py": "python"},
-		"typescript-language-server":  {"x.ts": "typescript", "x.tsx": "typescriptreact", "x.js": "javascript", "x.jsx": "javascriptreact", "x.mjs": "javascript"},
-		"clangd":                      {"x.c": "c", "x.h": "c", "x.cpp": "cpp", "x.hpp": "cpp", "x.m": "objective-c"},
+		"ruff":                        {"x.py": "python"},
+		"typescript-language-server":  ts,
+		"typescript-native":           ts,
+		"eslint":                      ts,
+		"vscode-html-language-server": {"x.html": "html", "x.htm": "html"},
+		"vscode-css-language-server":  {"x.css": "css", "x.scss": "scss", "x.less": "less"},
+		"vscode-json-language-server": {"x.json": "json", "x.jsonc": "jsonc", "tsconfig.json": "jsonc", ".babelrc": "json"},
+		"tailwindcss-language-server": {"x.css": "css"},
+		"vue-language-server":         {"x.vue": "vue"},
+		"svelteserver":                {"x.svelte": "svelte"},
+		"astro-ls":                    {"x.astro": "astro"},
+		"graphql-lsp":                 {"x.graphql": "graphql", "x.gql": "graphql"},
+		"prisma-language-server":      {"x.prisma": "prisma"},
+		"intelephense":                {"x.php": "php"},
+		"phpactor":                    {"x.php": "php"},
 		"bash-language-server":        {"x.sh": "shellscript", ".bashrc": "shellscript"},
 		"yaml-language-server":        {"x.yaml": "yaml", "x.yml": "yaml"},
-		"vscode-json-language-server": {"x.json": "json", "x.jsonc": "jsonc"},
+		"tombi":                       {"x.toml": "toml"},
+		"docker-langserver":           {"Dockerfile": "dockerfile", "Containerfile": "dockerfile", "x.dockerfile": "dockerfile"},
+		"sql-language-server":         {"x.sql": "sql"},
+		"terraform-ls":                {"x.tf": "terraform", "x.tfvars": "terraform-vars"},
+		"buf":                         {"x.proto": "proto"},
+		"marksman":                    {"x.md": "markdown"},
+		"efm-langserver":              {"x.efm": "plaintext"},
+		"clangd":                      c,
+		"ccls":                        c,
+		"fortls":                      {"x.f90": "fortran", "x.f": "fortran"},
+		"cmake-language-server":       {"CMakeLists.txt": "cmake", "x.cmake": "cmake"},
+		"jdtls":                       {"X.java": "java"},
+		"kotlin-language-server":      {"x.kt": "kotlin", "x.kts": "kotlin"},
+		"metals":                      {"x.scala": "scala", "x.sbt": "scala"},
+		"clojure-lsp":                 {"x.clj": "clojure", "x.cljs": "clojure"},
+		"csharp-ls":                   {"x.cs": "csharp"},
+		"ruby-lsp":                    {"x.rb": "ruby", "Rakefile": "ruby"},
+		"solargraph":                  {"x.rb": "ruby"},
+		"sourcekit-lsp":               {"x.swift": "swift"},
+		"lua-language-server":         {"x.lua": "lua"},
+		"perl-languageserver":         {"x.pl": "perl", "x.pm": "perl"},
+		"r-languageserver":            {"x.R": "r", "x.r": "r", "x.Rmd": "rmd"},
+		"julia-languageserver":        {"x.jl": "julia"},
+		"vim-language-server":         {"x.vim": "vim", ".vimrc": "vim"},
+		"elixir-ls":                   {"x.ex": "elixir", "x.exs": "elixir", "x.heex": "phoenix-heex"},
+		"haskell-language-server":     {"x.hs": "haskell", "x.lhs": "lhaskell"},
+		"ocamllsp":                    {"x.ml": "ocaml", "x.mli": "ocaml.interface"},
+		"gleam":                       {"x.gleam": "gleam"},
+		"elm-language-server":         {"x.elm": "elm"},
+		"zls":                         {"x.zig": "zig"},
+		"nimlangserver":               {"x.nim": "nim"},
+		"dart":                        {"x.dart": "dart"},
+		"solidity-language-server":    {"x.sol": "solidity"},
+		"texlab":                      {"x.tex": "latex", "x.bib": "bibtex"},
+		"nixd":                        {"x.nix": "nix"},
+		"nil":                         {"x.nix": "nix"},
 	}
 	for _, cfg := range DefaultServers() {
 		t.Run(cfg.Name, func(t *testing.T) {
@@ -49,6 +100,11 @@ func TestFaultRegistryRouting(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Command, cfg.Args = fakeBinary(t), fakelsp.Args(script, record)
+			if cfg.Disabled {
+				// A disabled entry serves what the user who enables it
+				// configures.
+				cfg.Disabled, cfg.Extensions = false, []string{"efm"}
+			}
 			m, err := NewManager(Options{Roots: []string{root}, Servers: []ServerConfig{cfg},
 				Timeouts: Timeouts{Request: Duration(time.Minute), Shutdown: Duration(300 * time.Millisecond), Idle: Duration(-1)}})
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -202,13 +203,14 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	return nil
 }
 
-// installHint says how to install a server's program; servers added by
-// configuration may come without a hint.
+// installHint says how to install a server's program on this platform;
+// servers added by configuration may come without a hint.
 func installHint(s lsp.ServerConfig) string {
-	if s.InstallHint == "" {
-		return "install it and put it on PATH (no install hint is known for this configured server)"
+	cmd := s.InstallCommand(runtime.GOOS)
+	if cmd == "" {
+		return "install it and put it on PATH (no install command is known for this server on " + runtime.GOOS + ")"
 	}
-	return "install: " + s.InstallHint
+	return "install: " + cmd
 }
 
 // serverVersion runs the version command and returns its first line.

@@ -200,6 +200,10 @@ type Server struct {
 	Settings map[string]any `toml:"settings"`
 	// Disabled turns the server off.
 	Disabled bool `toml:"disabled"`
+	// Priority orders the servers of one file type: the lowest installed
+	// one serves it. Built-ins use 0 for a language's first choice and
+	// 10 and up for its alternatives; 0 here keeps the built-in's.
+	Priority int `toml:"priority"`
 	// Needed overrides whether the workspace needs the server (its
 	// workspace-wide questions go to it): "auto" decides from project
 	// markers and the share of files, "yes" and "no" say so.

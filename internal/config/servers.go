@@ -85,6 +85,7 @@ func serverOverride(name string, s Server, builtin *lsp.ServerConfig) (lsp.Serve
 		RootMarkers: s.RootMarkers,
 		Language:    s.LanguageID,
 		Disabled:    s.Disabled,
+		Priority:    s.Priority,
 		Needed:      s.Needed,
 		Timeouts: lsp.Timeouts{
 			Request:    lsp.Duration(s.Timeouts.Request),

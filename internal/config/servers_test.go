@@ -112,13 +112,13 @@ func TestLSPServers(t *testing.T) {
 		},
 		{
 			name: "a new server is added",
-			servers: map[string]Server{"ruff": {
-				Command: []string{"ruff", "server"}, Extensions: []string{"py", "pyi"},
+			servers: map[string]Server{"ty": {
+				Command: []string{"ty", "server"}, Extensions: []string{"py", "pyi"},
 				RootMarkers: []string{"pyproject.toml"}, LanguageID: "python",
 			}},
-			check: "ruff",
+			check: "ty",
 			want: lsp.ServerConfig{
-				Name: "ruff", Command: "ruff", Args: []string{"server"}, Extensions: []string{"py", "pyi"},
+				Name: "ty", Command: "ty", Args: []string{"server"}, Extensions: []string{"py", "pyi"},
 				RootMarkers: []string{"pyproject.toml"}, Language: "python",
 			},
 		},
