@@ -793,8 +793,12 @@ func (p *proc) configuration(params json.RawMessage) (any, *jsonrpc2.Error) {
 	}
 	out := make([]json.RawMessage, len(m.Items))
 	settings := p.srv.cfg.Settings
+	none := json.RawMessage("null")
+	if p.srv.cfg.Quirks.ObjectSettings {
+		none = json.RawMessage("{}")
+	}
 	for i, it := range m.Items {
-		out[i] = json.RawMessage("null")
+		out[i] = none
 		switch v, ok := settings[it.Section]; {
 		case it.Section == "" && len(settings) > 0:
 			all, err := encode(settings)

@@ -41,7 +41,8 @@ type ServerConfig struct {
 	InitializationOptions json.RawMessage `json:"initializationOptions,omitempty"`
 	// Settings answers workspace/configuration: an item whose section
 	// names a top-level key of Settings gets that value, an item without
-	// a section gets all of Settings, anything else gets null.
+	// a section gets all of Settings, anything else gets null ({} with
+	// Quirks.ObjectSettings).
 	Settings map[string]json.RawMessage `json:"settings,omitempty"`
 	// Install holds the exact commands that install the server's program
 	// on each platform, for doctor and the missing-server error.

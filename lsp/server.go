@@ -567,6 +567,35 @@ var errServerDeadline = errors.New("the language server's request timeout passed
 // was still loading when Timeouts.Loading had passed.
 var errLoadingWait = errors.New("the language server was still loading when the loading wait passed")
 
+// retryWait waits d before a retry, or, when loading, until the server is
+// ready if that comes first; it fails when ctx ends.
+func (s *server) retryWait(ctx context.Context, p *proc, d time.Duration, loading bool) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	var changed <-chan struct{} // nil: never, when not loading
+	if loading {
+		_, changed = p.readiness()
+	}
+	for {
+		select {
+		case <-t.C:
+			return nil
+		case <-changed:
+			var r Readiness
+			if r, changed = p.readiness(); r.State == Ready {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// retryWhileLoading is the longest a request answered ContentModified by a
+// loading server waits before it asks again, when no readiness change
+// comes first.
+const retryWhileLoading = 250 * time.Millisecond
+
 // call sends a request on p with retries for ContentModified and
 // ServerCancelled, readiness handling and timeout accounting, and returns
 // the answer with the server's readiness when it arrived. params and the
@@ -596,15 +625,24 @@ func (s *server) call(ctx context.Context, p *proc, d document, method string, p
 			}
 			return raw, ready, nil
 		}
-		if re != nil && (re.Code == codeContentModified || re.Code == codeServerCancelled) && attempt < 6 {
-			t := time.NewTimer(backoff)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
+		// A server still loading its project may answer ContentModified
+		// to everything until it is done (rust-analyzer while it
+		// indexes): ask again until the load ends, without spending the
+		// retries, every retryWhileLoading at most; the loading wait
+		// (boundLoading) bounds it.
+		loading := re != nil && re.Code == codeContentModified && ready.State != Ready
+		if re != nil && (re.Code == codeContentModified || re.Code == codeServerCancelled) && (attempt < 6 || loading) {
+			if werr := s.retryWait(ctx, p, backoff, loading); werr != nil {
+				if context.Cause(ctx) == errLoadingWait {
+					return nil, ready, &IndexingError{Server: s.cfg.Name, Progress: ready.Progress}
+				}
 				return nil, ready, err
 			}
 			backoff *= 2
+			if loading {
+				attempt-- // this one waits for the load, it is no retry
+				backoff = min(backoff, retryWhileLoading)
+			}
 			if d.path != "" {
 				// The file may have changed under the server: resync.
 				if nd, serr := p.sync(d.path); serr == nil {

@@ -27,6 +27,9 @@ type Message struct {
 type Start struct {
 	PID  int `json:"pid"`
 	PGID int `json:"pgid"`
+	// Args are the command-line arguments it was started with, so tests
+	// see what a client expanded into them (a -data folder).
+	Args []string `json:"args,omitempty"`
 }
 
 // ReadRecord reads the messages a subprocess recorded with -record, one JSON

@@ -121,6 +121,10 @@ type Behavior struct {
 	// ContentModified answers ContentModified (-32801) to this many
 	// requests for the method, then answers normally.
 	ContentModified int `json:"contentModified,omitempty"`
+	// ContentModifiedWhileIndexing answers ContentModified (-32801) to
+	// every request for the method while the server is indexing, as
+	// rust-analyzer does while it loads its workspace.
+	ContentModifiedWhileIndexing bool `json:"contentModifiedWhileIndexing,omitempty"`
 	// ServerCancelled answers ServerCancelled (-32802) to this many
 	// requests, then answers normally.
 	ServerCancelled int `json:"serverCancelled,omitempty"`
@@ -184,6 +188,9 @@ type Indexing struct {
 	// a subprocess test gets an empty answer inside the window and the
 	// window's end after it, deterministically.
 	EndAfter string `json:"endAfter,omitempty"`
+	// EndAfterCount, with EndAfter, ends indexing after the server answered
+	// that many requests for the method instead of the first.
+	EndAfterCount int `json:"endAfterCount,omitempty"`
 	// PublishEmpty makes pushes during the window publish an empty list
 	// for the document's version instead of nothing, as
 	// typescript-language-server does while its project loads; the real

@@ -379,8 +379,13 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 			return err
 		}
 	}
+	s.mu.Lock()
+	indexing := s.indexing
+	s.mu.Unlock()
 	var answer func() error
 	switch {
+	case b.ContentModifiedWhileIndexing && indexing:
+		answer = func() error { return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified while indexing") }
 	case n <= b.ContentModified:
 		answer = func() error { return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified") }
 	case n <= b.ContentModified+b.ServerCancelled:
@@ -404,7 +409,7 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		if err == nil {
 			err = s.beginLate()
 		}
-		if ix := s.script.Indexing; ix != nil && ix.EndAfter == m.Method {
+		if ix := s.script.Indexing; ix != nil && ix.EndAfter == m.Method && n >= max(ix.EndAfterCount, 1) {
 			s.EndIndexing()
 		}
 		return err

@@ -1,7 +1,7 @@
 // Command fakelsp runs internal/test/fakelsp's fake language server on stdin and
 // stdout, for tests of process-level faults.
 //
-// Usage: fakelsp -script FILE [-record FILE]
+// Usage: fakelsp -script FILE [-record FILE] [-data DIR]
 //
 // The script is a fakelsp.Script in JSON. Every received message is appended
 // to the record file as one JSON line, after a first "start" line holding
@@ -27,6 +27,10 @@ func main() {
 	scriptPath := flag.String("script", "", "JSON `file` holding a fakelsp.Script")
 	recordPath := flag.String("record", "", "`file` to append received messages to, one JSON line each")
 	sleep := flag.Bool("sleep", false, "sleep until killed (the grandchild)")
+	// -data is accepted as jdtls accepts it, for tests of the folder a
+	// client gives each instance; the start line records it with the
+	// other arguments.
+	flag.String("data", "", "workspace data `folder` (as jdtls's -data); recorded only")
 	flag.Parse()
 	if *sleep {
 		ch := make(chan os.Signal, 1)
@@ -56,7 +60,7 @@ func run(scriptPath, recordPath string) int {
 		}
 		defer f.Close()
 		record = f
-		start, _ := json.Marshal(fakelsp.Start{PID: os.Getpid(), PGID: processGroup()})
+		start, _ := json.Marshal(fakelsp.Start{PID: os.Getpid(), PGID: processGroup(), Args: os.Args[1:]})
 		line, _ := json.Marshal(fakelsp.Message{Kind: "start", Params: start})
 		f.Write(append(line, '\n'))
 	}
