@@ -131,6 +131,10 @@ type Options struct {
 	// MaxRunning bounds the running servers of Budget together, the same
 	// way. 0: no cap.
 	MaxRunning int
+	// DataDir holds the folders servers get for DataDirVar (jdtls's
+	// workspace, ccls's cache): one per server, root and running
+	// instance. Default DefaultDataDir().
+	DataDir string
 	// Budget is the account MemoryBudget and MaxRunning are held against;
 	// a server host gives all its Managers one. Nil: the Manager's own.
 	Budget *Budget

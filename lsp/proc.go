@@ -55,6 +55,12 @@ type proc struct {
 	wg      sync.WaitGroup
 	stderr  *tailBuffer
 
+	// initOptions are the configuration's InitializationOptions with
+	// DataDirVar expanded; data is the data folder the server holds (nil
+	// if none), released once it has ended.
+	initOptions json.RawMessage
+	data        *dataFolder
+
 	// Set once by initialize, read-only afterwards.
 	enc      position.Encoding
 	caps     serverCaps
@@ -198,16 +204,48 @@ func (p *pipes) Close() error { return p.w.Close() }
 
 // startProc starts the server, in its own process group, its tree ending
 // with acp-lsp (or through Options.Connect), and connects to it; it does
-// not initialize.
+// not initialize. A server that names DataDirVar gets its data folder
+// first, held until the server has ended.
 func startProc(s *server) (*proc, error) {
-	if connect := s.mgr.opts.Connect; connect != nil {
-		c, err := connect(s.cfg, s.root)
-		if err != nil {
-			return nil, fmt.Errorf("start %s: %w", s.cfg.Name, err)
+	l := launch{cfg: s.cfg}
+	if usesDataDir(l.cfg) {
+		base := s.mgr.opts.DataDir
+		if base == "" {
+			var err error
+			if base, err = DefaultDataDir(); err != nil {
+				return nil, fmt.Errorf("start %s: %w", l.cfg.Name, err)
+			}
 		}
-		return newProc(s, c, c, connLife{c}, 0, nil), nil
+		d, err := acquireDataFolder(base, l.cfg.Name, s.root)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", l.cfg.Name, err)
+		}
+		l.cfg, l.data = l.cfg.withDataDir(d.dir), d
 	}
-	cfg := s.cfg
+	p, err := spawn(s, l)
+	if err != nil {
+		l.data.release()
+	}
+	return p, err
+}
+
+// launch is what one start of a server runs: its configuration with
+// DataDirVar expanded, and the data folder it holds (nil if none).
+type launch struct {
+	cfg  ServerConfig
+	data *dataFolder
+}
+
+// spawn starts l's program (or connects through Options.Connect).
+func spawn(s *server, l launch) (*proc, error) {
+	cfg := l.cfg
+	if connect := s.mgr.opts.Connect; connect != nil {
+		c, err := connect(cfg, s.root)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+		}
+		return newProc(s, l, c, c, connLife{c}, 0, nil), nil
+	}
 	path, err := s.mgr.lookPath(cfg.Command)
 	if err != nil {
 		return nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallCommand(runtime.GOOS)}
@@ -246,15 +284,15 @@ func startProc(s *server) (*proc, error) {
 	inR.Close()
 	outW.Close()
 	errW.Close()
-	return newProc(s, outR, inW, procLife{child}, child.Pid(), errR), nil
+	return newProc(s, l, outR, inW, procLife{child}, child.Pid(), errR), nil
 }
 
 // newProc connects to a started server: LSP read from r, written to w
 // (closing w ends the client's side), its stderr (nil if none) kept for
 // error messages, and a goroutine that waits for its end.
-func newProc(s *server, r io.ReadCloser, w io.WriteCloser, life serverLife, pid int, stderr io.ReadCloser) *proc {
+func newProc(s *server, l launch, r io.ReadCloser, w io.WriteCloser, life serverLife, pid int, stderr io.ReadCloser) *proc {
 	cfg := s.cfg
-	p := &proc{
+	p := &proc{initOptions: l.cfg.InitializationOptions, data: l.data,
 		srv: s, log: s.log, life: life, pid: pid, done: make(chan struct{}), stderr: &tailBuffer{},
 		initDone: make(chan struct{}), docs: map[string]*document{}, progress: map[string]*Progress{},
 		dynRegs: map[string]Registration{}, enc: position.UTF16, changed: make(chan struct{}),
@@ -339,6 +377,7 @@ func (l connLife) kill()      { l.c.Kill() }
 // goroutine that closes done.
 func (p *proc) wait(outR io.Closer) {
 	err := p.life.wait()
+	p.data.release() // the server has ended: another instance may use its folder
 	p.conn.Close()
 	<-p.conn.DisconnectNotify()
 	outR.Close()
@@ -839,7 +878,7 @@ func (p *proc) applyEdit(params json.RawMessage) any {
 
 // initialize runs the LSP handshake and records what the server offers.
 func (p *proc) initialize(ctx context.Context) error {
-	params, err := initializeParams(p.srv)
+	params, err := initializeParams(p.srv, p.initOptions)
 	if err != nil {
 		return err
 	}

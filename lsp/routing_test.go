@@ -105,7 +105,7 @@ func TestFaultRegistryRouting(t *testing.T) {
 				// configures.
 				cfg.Disabled, cfg.Extensions = false, []string{"efm"}
 			}
-			m, err := NewManager(Options{Roots: []string{root}, Servers: []ServerConfig{cfg},
+			m, err := NewManager(Options{Roots: []string{root}, Servers: []ServerConfig{cfg}, DataDir: t.TempDir(),
 				Timeouts: Timeouts{Request: Duration(time.Minute), Shutdown: Duration(300 * time.Millisecond), Idle: Duration(-1)}})
 			if err != nil {
 				t.Fatal(err)

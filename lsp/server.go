@@ -794,12 +794,13 @@ func (s *server) foldersJSON() string {
 }
 
 // initializeParams builds initialize's params: the client's real
-// capabilities, the root and its workspace folder.
-func initializeParams(s *server) (json.RawMessage, error) {
+// capabilities, the root and its workspace folder, and initOptions (the
+// configuration's, DataDirVar expanded).
+func initializeParams(s *server, initOptions json.RawMessage) (json.RawMessage, error) {
 	rootURI, _ := encode(edit.URIFromPath(s.root))
 	init := json.RawMessage("null")
-	if len(s.cfg.InitializationOptions) > 0 {
-		init = s.cfg.InitializationOptions
+	if len(initOptions) > 0 {
+		init = initOptions
 	}
 	return json.RawMessage(`{"processId":` + strconv.Itoa(os.Getpid()) +
 		`,"clientInfo":{"name":"acp-lsp"},"locale":"en","rootUri":` + string(rootURI) +
