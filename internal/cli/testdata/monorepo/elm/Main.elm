@@ -1,0 +1,1 @@
+module Main exposing (main)

@@ -1,0 +1,2 @@
+defmodule App do
+end

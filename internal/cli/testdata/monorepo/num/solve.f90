@@ -1,0 +1,2 @@
+program solve
+end program solve
