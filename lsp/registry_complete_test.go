@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,6 +37,7 @@ var noVersionFlag = map[string]string{
 	"kotlin-language-server":      "serves only",
 	"elixir-ls":                   "its launcher script serves only",
 	"nimlangserver":               "serves only",
+	"sourcekit-lsp":               "prints no version; the toolchain's swift --version does",
 }
 
 // TestRegistryComplete checks every built-in entry has what routing,
@@ -140,6 +143,29 @@ func TestRegistryClaims(t *testing.T) {
 				t.Errorf("%s: %s and %s both claim it at priority %d", file, other, s.Name, s.Priority)
 			}
 			seen[s.Priority] = s.Name
+		}
+	}
+}
+
+// TestLanguagesDoc checks docs/languages.md has a row for every built-in
+// server: its Server column starts with the entry's name.
+func TestLanguagesDoc(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "languages.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for line := range strings.Lines(string(b)) {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 {
+			continue
+		}
+		name, _, _ := strings.Cut(strings.TrimSpace(cells[2]), " ")
+		rows[name] = true
+	}
+	for _, s := range DefaultServers() {
+		if !rows[s.Name] {
+			t.Errorf("docs/languages.md has no row for %s", s.Name)
 		}
 	}
 }

@@ -463,7 +463,6 @@ func DefaultServers() []ServerConfig {
 				Darwin:  "xcode-select --install",
 				Windows: "winget install Swift.Toolchain",
 			},
-			VersionArgs: []string{"--help"},
 		},
 		// Scripting languages.
 		{
