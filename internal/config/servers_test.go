@@ -129,6 +129,12 @@ func TestLSPServers(t *testing.T) {
 			want:    with("clangd", func(s *lsp.ServerConfig) { s.Needed = lsp.NeededYes }),
 		},
 		{
+			name:    "priority puts a built-in first",
+			servers: map[string]Server{"pylsp": {Priority: -1}},
+			check:   "pylsp",
+			want:    with("pylsp", func(s *lsp.ServerConfig) { s.Priority = -1 }),
+		},
+		{
 			name:    "needed takes auto, yes or no",
 			servers: map[string]Server{"clangd": {Needed: "maybe"}},
 			wantErr: `server "clangd": needed "maybe": want "auto", "yes" or "no"`,
