@@ -122,4 +122,3 @@ func TestDoctorLanguages(t *testing.T) {
 		t.Errorf("error %q, want %q", err, msg)
 	}
 }
-

@@ -385,7 +385,9 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 	var answer func() error
 	switch {
 	case b.ContentModifiedWhileIndexing && indexing:
-		answer = func() error { return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified while indexing") }
+		answer = func() error {
+			return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified while indexing")
+		}
 	case n <= b.ContentModified:
 		answer = func() error { return s.replyError(m.ID, CodeContentModified, "fakelsp: content modified") }
 	case n <= b.ContentModified+b.ServerCancelled:
