@@ -58,7 +58,7 @@ func (e *dataEnv) folders(t *testing.T) (args, inits []string) {
 		switch {
 		case m.Kind == "start":
 			var st fakelsp.Start
-			if err := json.Unmarshal(m.Params, &st); err != nil {
+			if err := decode(m.Params, &st); err != nil {
 				t.Fatal(err)
 			}
 			i := slices.Index(st.Args, "-data")
@@ -74,7 +74,7 @@ func (e *dataEnv) folders(t *testing.T) (args, inits []string) {
 					} `json:"cache"`
 				} `json:"initializationOptions"`
 			}
-			if err := json.Unmarshal(m.Params, &p); err != nil {
+			if err := decode(m.Params, &p); err != nil {
 				t.Fatal(err)
 			}
 			inits = append(inits, p.InitializationOptions.Cache.Directory)

@@ -37,7 +37,7 @@ func newTranscriptEnv(t *testing.T, name, root string) *transcriptEnv {
 		case "initialize.json":
 			init = json.RawMessage(f.Data)
 		case "script.json":
-			if err := json.Unmarshal(f.Data, &script); err != nil {
+			if err := decode(f.Data, &script); err != nil {
 				t.Fatalf("%s.txtar: script.json: %v", name, err)
 			}
 		}
@@ -115,7 +115,7 @@ func TestTranscriptRustAnalyzer(t *testing.T) {
 		InitializationOptions json.RawMessage `json:"initializationOptions"`
 	}
 	for _, r := range fakelsp.Requests(msgs, "initialize") {
-		if err := json.Unmarshal(r.Params, &p); err != nil || string(p.InitializationOptions) != "null" {
+		if err := decode(r.Params, &p); err != nil || string(p.InitializationOptions) != "null" {
 			t.Errorf("initializationOptions %s, %v: want null (rust-analyzer's defaults)", p.InitializationOptions, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestTranscriptJdtls(t *testing.T) {
 			continue
 		}
 		var s fakelsp.Start
-		if err := json.Unmarshal(m.Params, &s); err != nil {
+		if err := decode(m.Params, &s); err != nil {
 			t.Fatal(err)
 		}
 		i := slices.Index(s.Args, "-data")
