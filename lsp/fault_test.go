@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -36,7 +38,11 @@ var (
 func fakeBinary(t *testing.T) string {
 	t.Helper()
 	fakeOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), "acp-lsp-fakelsp-test")
+		// One folder per checkout: two checkouts (git worktrees) testing
+		// at once would otherwise run each other's fake.
+		wd, _ := os.Getwd()
+		sum := sha256.Sum256([]byte(wd))
+		dir := filepath.Join(os.TempDir(), "acp-lsp-fakelsp-test-"+hex.EncodeToString(sum[:6]))
 		if fakeErr = os.MkdirAll(dir, 0o755); fakeErr == nil {
 			fakeBin, fakeErr = fakelsp.BuildTo(dir)
 		}
