@@ -74,6 +74,8 @@ type profile struct {
 	TellAtRequest     bool               `json:"tellAtRequest,omitempty"`
 	MemoryBudget      int64              `json:"memoryBudget,omitempty"`
 	MaxRunning        int                `json:"maxRunning,omitempty"`
+	// DataDir holds the servers' data folders (lsp.DataDirVar).
+	DataDir string `json:"dataDir,omitempty"`
 	// Env is the servers' environment exactly as they get it (the
 	// configuration's allowlist applied): a different PATH, GOFLAGS or
 	// VIRTUAL_ENV is a different profile.
@@ -97,6 +99,7 @@ func profileOf(opts lsp.Options, environ []string) profile {
 		RestartWindow: opts.RestartWindow, RestartBackoff: opts.RestartBackoff, RestartBackoffMax: opts.RestartBackoffMax,
 		WedgeAfter: opts.WedgeAfter, DiagnosticsSettle: opts.DiagnosticsSettle, MaxWatchedDirs: opts.MaxWatchedDirs,
 		TellAtRequest: opts.TellAtRequest, MemoryBudget: opts.MemoryBudget, MaxRunning: opts.MaxRunning, Env: env,
+		DataDir: opts.DataDir,
 	}
 }
 
@@ -125,6 +128,7 @@ func (p profile) options() lsp.Options {
 		RestartWindow: p.RestartWindow, RestartBackoff: p.RestartBackoff, RestartBackoffMax: p.RestartBackoffMax,
 		WedgeAfter: p.WedgeAfter, DiagnosticsSettle: p.DiagnosticsSettle, MaxWatchedDirs: p.MaxWatchedDirs,
 		TellAtRequest: p.TellAtRequest, MemoryBudget: p.MemoryBudget, MaxRunning: p.MaxRunning, Env: p.Env,
+		DataDir: p.DataDir,
 	}
 }
 
