@@ -401,8 +401,17 @@ func FuzzParseScript(f *testing.F) {
 }
 
 // TestWorkspaceSteps picks each server once, by its most common extension,
-// most files first, skipping hidden and dependency folders.
+// most files first, skipping hidden and dependency folders, and only
+// servers on PATH (gopls and pyright here, not marksman for README.md)
+// unless none is.
 func TestWorkspaceSteps(t *testing.T) {
+	bin := t.TempDir()
+	for _, name := range []string{"gopls", "pyright-langserver"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
 	dir := t.TempDir()
 	for _, f := range []string{"go.mod", "a.go", "cmd/b.go", "tool/c.py", "README.md", ".git/x.py", ".git/y.py", "node_modules/z.ts", "node_modules/w.ts"} {
 		p := filepath.Join(dir, f)
@@ -426,6 +435,30 @@ func TestWorkspaceSteps(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// No server installed: the steps still name the languages found, so
+	// that the demo says what to install for each.
+	t.Setenv("PATH", t.TempDir())
+	steps, err = demo.WorkspaceSteps(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, s := range steps {
+		got = append(got, s.Line)
+	}
+	want = []string{
+		`lsp {"action":"diagnostics","file":"**/*.go"}`,
+		`lsp {"action":"symbols","file":"a.go"}`,
+		`lsp {"action":"diagnostics","file":"**/*.md"}`,
+		`lsp {"action":"symbols","file":"README.md"}`,
+		`lsp {"action":"diagnostics","file":"**/*.py"}`,
+		`lsp {"action":"symbols","file":"tool/c.py"}`,
+		`lsp {"action":"status"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("none installed: steps:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 
 	empty := t.TempDir()

@@ -81,14 +81,16 @@ func skipDir(name string) bool {
 // WorkspaceSteps are the steps over a workspace given with -workspace and
 // no script: for each of the first few file extensions found that a
 // built-in language server handles (each server once, with its most
-// common extension), the diagnostics of every such file and
-// the symbols of the first one; then the servers' status.
+// common extension; only installed servers, unless none is), the
+// diagnostics of every such file and the symbols of the first one; then
+// the servers' status.
 func WorkspaceSteps(dir string) ([]Step, error) {
 	servers := lsp.DefaultServers()
 	// Per extension: how many files, the first one, and its server.
 	type extInfo struct {
 		count         int
 		first, server string
+		installed     bool
 	}
 	exts := map[string]*extInfo{}
 	n := 0
@@ -115,10 +117,19 @@ func WorkspaceSteps(dir string) ([]Step, error) {
 		}
 		e := &extInfo{count: 1}
 		exts[ext] = e
+		// The server that would serve it: the first installed one in
+		// priority order, else the first (whose step then says how to
+		// install it).
 		for _, srv := range lsp.ServersFor(servers, p) {
-			if slices.Contains(srv.Extensions, ext) {
+			if !slices.Contains(srv.Extensions, ext) {
+				continue
+			}
+			_, err := lsp.LookPath(srv.Command, nil)
+			if e.server == "" || err == nil {
 				rel, _ := filepath.Rel(dir, p)
-				e.first, e.server = filepath.ToSlash(rel), srv.Name
+				e.first, e.server, e.installed = filepath.ToSlash(rel), srv.Name, err == nil
+			}
+			if err == nil {
 				break
 			}
 		}
@@ -142,9 +153,17 @@ func WorkspaceSteps(dir string) ([]Step, error) {
 			best[e.server] = lang{ext, *e}
 		}
 	}
+	// Languages whose server is installed, when there are any: a demo
+	// shows answers; with none installed it shows what to install.
+	anyInstalled := false
+	for _, l := range best {
+		anyInstalled = anyInstalled || l.installed
+	}
 	var langs []lang
 	for _, l := range best {
-		langs = append(langs, l)
+		if l.installed || !anyInstalled {
+			langs = append(langs, l)
+		}
 	}
 	slices.SortFunc(langs, func(a, b lang) int {
 		if a.count != b.count {

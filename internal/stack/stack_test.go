@@ -45,6 +45,7 @@ func TestAdapterConfig(t *testing.T) {
 					Env:           []string{"GOFLAGS=-mod=mod", "HOME=/h", "PATH=/bin:/usr/bin"},
 					EditorTimeout: 10 * time.Second,
 					Servers:       names(lsp.DefaultServers()),
+					Disabled:      disabled(lsp.DefaultServers()),
 				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
@@ -148,11 +149,11 @@ func TestAdapterConfig(t *testing.T) {
 			edit: func(c *config.Config) {
 				c.Servers = map[string]config.Server{
 					"pyright": {Disabled: true},
-					"ruff":    {Command: []string{"ruff", "server"}, Extensions: []string{"py"}},
+					"mypy-ls": {Command: []string{"mypy-ls", "--stdio"}, Extensions: []string{"py"}},
 				}
 			},
 			check: func(t *testing.T, got lspView) {
-				want := append(names(lsp.DefaultServers()), "ruff")
+				want := append(names(lsp.DefaultServers()), "mypy-ls")
 				if diff := cmp.Diff(want, got.Servers); diff != "" {
 					t.Errorf("servers (-want +got):\n%s", diff)
 				}
@@ -212,6 +213,17 @@ type lspView struct {
 	EditorTimeout       time.Duration
 	NoEditor, Forward   bool
 	Servers, Disabled   []string
+}
+
+// disabled names the servers that are off.
+func disabled(servers []lsp.ServerConfig) []string {
+	var out []string
+	for _, s := range servers {
+		if s.Disabled {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 func names(servers []lsp.ServerConfig) []string {
