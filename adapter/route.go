@@ -186,9 +186,11 @@ func (a *Adapter) request(ctx context.Context, hop *proxy.Hop, params json.RawMe
 		return res, err
 	}
 	// The editor's passthrough is asked as the protocol defines it,
-	// without the flag.
+	// without the flags.
 	p.Readiness = false
-	plain, err := json.Marshal(p)
+	q := p
+	q.Peek = false
+	plain, err := json.Marshal(q)
 	if err != nil {
 		return nil, badParams("params: %w", err)
 	}

@@ -74,6 +74,26 @@ func (w *Wire) Request(ctx context.Context, uri, method string, params json.RawM
 	return requestResult(raw)
 }
 
+// Peeker is the optional Backend method for a request that reads a file
+// in passing (the outline behind enclosing symbols): as Request, but a
+// file the servers did not have open is not left open (nor, where the
+// server answers about it unopened, opened at all), so they do not
+// analyse every file a long answer lists.
+type Peeker interface {
+	Peek(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error)
+}
+
+var _ Peeker = (*Wire)(nil)
+
+// Peek implements Peeker through _lsp/request with the peek flag.
+func (w *Wire) Peek(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
+	raw, err := w.call(ctx, lspext.Request, lspext.RequestParams{URI: uri, Method: method, Params: params, Readiness: true, Peek: true})
+	if err != nil {
+		return lspext.RequestResult{}, err
+	}
+	return requestResult(raw)
+}
+
 // requestResult reads the answer of `_lsp/request` asked with readiness:
 // the raw result is only located, not decoded (the action decodes it).
 // An answer that is not the envelope (upstream did not know the flag) is
@@ -240,6 +260,17 @@ type marking struct{ b Backend }
 
 func (m marking) Request(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
 	r, err := m.b.Request(ctx, uri, method, params)
+	return r, upstream(err)
+}
+
+// Peek implements Peeker, as Request when the wrapped Backend cannot
+// peek.
+func (m marking) Peek(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
+	p, ok := m.b.(Peeker)
+	if !ok {
+		return m.Request(ctx, uri, method, params)
+	}
+	r, err := p.Peek(ctx, uri, method, params)
 	return r, upstream(err)
 }
 

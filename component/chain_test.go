@@ -369,10 +369,15 @@ func TestGoplsCodeActionApply(t *testing.T) {
 	}
 	args["apply"], args["index"] = true, 1
 	text, isErr, _ = stacktest.CallTool(t, cs, args)
-	if isErr || !strings.Contains(text, "applied") {
+	// The edit was checked before it was written: the unused import's
+	// error goes, and the user was shown it.
+	const checked = "check of the edit to main.go before writing it: 0 added, 1 removed"
+	if isErr || !strings.Contains(text, "applied") || !strings.Contains(text, checked) || !strings.Contains(text, `"os" imported and not used`) {
 		t.Fatalf("apply: %s", text)
 	}
-	<-sc.asked
+	if asked := <-sc.asked; !strings.Contains(asked, checked) {
+		t.Errorf("the user was not shown the check: %s", asked)
+	}
 	if b, _ := os.ReadFile(main); strings.Contains(string(b), `"os"`) || !strings.Contains(string(b), `"fmt"`) {
 		t.Errorf("after organize imports:\n%s", b)
 	}

@@ -38,11 +38,24 @@ func (w *Wire) Check(ctx context.Context, uri, text string, wait time.Duration) 
 	return &res, nil
 }
 
+// errNoCheck: the backend has no Checker.
+var errNoCheck = errors.New("check: this backend cannot check an edit without writing it")
+
+// canCheck reports whether b (or the Backend marking wraps) is a
+// Checker.
+func canCheck(b Backend) bool {
+	if m, ok := b.(marking); ok {
+		b = m.b
+	}
+	_, ok := b.(Checker)
+	return ok
+}
+
 // Check implements Checker when the wrapped Backend does.
 func (m marking) Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error) {
 	c, ok := m.b.(Checker)
 	if !ok {
-		return nil, errors.New("check: this backend cannot check an edit without writing it")
+		return nil, errNoCheck
 	}
 	r, err := c.Check(ctx, uri, text, wait)
 	return r, upstream(err)
@@ -70,30 +83,17 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 	}
 	c, ok := s.c.backend.(Checker)
 	if !ok {
-		return nil, errors.New("check: this backend cannot check an edit without writing it")
+		return nil, errNoCheck
 	}
 	uri := edit.URIFromPath(p)
 	res, err := c.Check(ctx, uri, text, s.cfg.DiagnosticsWait)
 	if err != nil {
 		return nil, err
 	}
-	rel := relPath(s.Root, p)
-	added, aerr := checkLines(rel, "+ ", res.Added, text)
-	removed, rerr := checkLines(rel, "- ", res.Removed, disk)
-	if err := cmp.Or(aerr, rerr); err != nil {
-		return nil, fmt.Errorf("check of %s: malformed answer: %w", rel, err)
+	text, clean, err := checkBlock(fmt.Sprintf("check of %s (nothing written)", relPath(s.Root, p)), relPath(s.Root, p), disk, text, res)
+	if err != nil {
+		return nil, err
 	}
-	var out strings.Builder
-	clean := lspext.Clean(res.Servers)
-	if clean {
-		fmt.Fprintf(&out, "check of %s (nothing written): %d added, %d removed\n", rel, len(added), len(removed))
-		for _, l := range append(added, removed...) {
-			out.WriteString(l + "\n")
-		}
-	} else {
-		fmt.Fprintf(&out, "check of %s (nothing written): unknown, no server answered fresh on the edit; not known to be clean\n", rel)
-	}
-	out.WriteString(verdictsLine(res.Servers, "this file"))
 	data, err := json.Marshal(struct {
 		Clean bool `json:"clean"`
 		*lspext.CheckResult
@@ -101,7 +101,31 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("check: encode: %w", err)
 	}
-	return &answer{text: out.String(), data: encoded(data)}, nil
+	return &answer{text: text, data: encoded(data)}, nil
+}
+
+// checkBlock renders a check's answer under head: the counts and a line
+// per diagnostic added (+) and removed (-), or unknown when a server did
+// not answer fresh on both versions; then the servers' verdicts. clean is
+// whether every server answered fresh.
+func checkBlock(head, rel, disk, text string, res *lspext.CheckResult) (string, bool, error) {
+	added, aerr := checkLines(rel, "+ ", res.Added, text)
+	removed, rerr := checkLines(rel, "- ", res.Removed, disk)
+	if err := cmp.Or(aerr, rerr); err != nil {
+		return "", false, fmt.Errorf("check of %s: malformed answer: %w", rel, err)
+	}
+	var out strings.Builder
+	clean := lspext.Clean(res.Servers)
+	if clean {
+		fmt.Fprintf(&out, "%s: %d added, %d removed\n", head, len(added), len(removed))
+		for _, l := range append(added, removed...) {
+			out.WriteString(l + "\n")
+		}
+	} else {
+		fmt.Fprintf(&out, "%s: unknown, no server answered fresh on the edit; not known to be clean\n", head)
+	}
+	out.WriteString(verdictsLine(res.Servers, "this file"))
+	return out.String(), clean, nil
 }
 
 // editedText is disk with oldText replaced by newText (oldText must occur

@@ -1,6 +1,7 @@
 package component
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -23,6 +24,8 @@ type change struct {
 	Applied  bool              `json:"applied"`
 	Files    []edit.FileResult `json:"files"`
 	Warnings []string          `json:"warnings,omitempty"`
+	// Check is the check of the edit before it was written (checkEdit).
+	Check *lspext.CheckResult `json:"check,omitempty"`
 }
 
 // applyEdit previews we or, with apply, asks the editor and writes it all
@@ -48,9 +51,14 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 	if len(pre.Files) == 0 && (!apply || then == "") {
 		return &answer{text: title + ": the server proposed no change", data: change{}}, nil
 	}
+	var checked string
+	var checkRes *lspext.CheckResult
+	if checkedActions[action] {
+		checked, checkRes = s.checkEdit(ctx, pre)
+	}
 	if !apply {
-		text := fmt.Sprintf("%s (preview, nothing written; call again with apply=true to write it)\n%s\n%s", title, pre.Summary(s.Root), pre.Diff())
-		return s.textAnswer(text, change{Files: pre.Files}, "text", map[string]any{"applied": false}), nil
+		text := fmt.Sprintf("%s (preview, nothing written; call again with apply=true to write it)\n%s\n%s%s", title, pre.Summary(s.Root), pre.Diff(), checked)
+		return s.textAnswer(text, change{Files: pre.Files, Check: checkRes}, "text", map[string]any{"applied": false}), nil
 	}
 	if s.c.cfg.AskPermission != nil {
 		// The summary as well as the diffs: a move, a folder deleted or a
@@ -60,6 +68,7 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 		if then != "" {
 			shown += "then " + then + "\n"
 		}
+		shown += checked
 		ok, err := s.askUser(ctx, lk, title, shown)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", action, err)
@@ -105,7 +114,60 @@ func (s *Session) applyEdit(ctx context.Context, lk *editLock, action, title str
 	for _, w := range warnings {
 		text += "\nwarning: " + w
 	}
-	return s.textAnswer(text, change{Applied: true, Files: res.Files, Warnings: warnings}, "text", map[string]any{"applied": true}), nil
+	if checked != "" {
+		text += "\n" + strings.TrimSuffix(checked, "\n")
+	}
+	return s.textAnswer(text, change{Applied: true, Files: res.Files, Warnings: warnings, Check: checkRes}, "text", map[string]any{"applied": true}), nil
+}
+
+// checkedActions are the actions whose edit is checked before it is
+// written: the diagnostics it would add and remove show in the preview,
+// in what the user is asked to allow, and in the applied answer, so the
+// model learns what an edit breaks before it writes it.
+var checkedActions = map[string]bool{"rename": true, "code_actions": true}
+
+// checkEdit checks the edit planned in pre (Checker): the block to show
+// (checkBlock, ending in a newline) and the result, nil when the check
+// was not done. A check covers one file's new content, so an edit that
+// changes more than one file, or creates, moves or deletes one, is said
+// not checked rather than checked a file at a time against the others'
+// old content, which would report errors the whole edit does not make.
+func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lspext.CheckResult) {
+	var one *edit.FileResult
+	n := 0
+	for i := range pre.Files {
+		f := &pre.Files[i]
+		if f.Dir || bytes.Equal(f.Before, f.After) && f.OldPath == "" && f.Existed == f.Exists {
+			continue
+		}
+		n++
+		if f.Existed && f.Exists && f.OldPath == "" {
+			one = f
+		}
+	}
+	if n == 0 || !canCheck(s.c.backend) {
+		return "", nil
+	}
+	if n > 1 || one == nil {
+		return fmt.Sprintf("check of the edit: not done: it changes %d files or moves, creates or deletes one, and a check covers one file's new content; ask diagnostics after applying\n", n), nil
+	}
+	c := s.c.backend.(Checker)
+	rel := relPath(s.Root, one.Path)
+	head := "check of the edit to " + rel + " before writing it"
+	res, err := c.Check(ctx, edit.URIFromPath(one.Path), string(one.After), s.cfg.DiagnosticsWait)
+	if errors.Is(err, errNoCheck) {
+		// A backend that never checks (an editor's only) says nothing
+		// on every edit.
+		return "", nil
+	}
+	if err != nil {
+		return head + ": not done: " + err.Error() + "\n", nil
+	}
+	text, _, err := checkBlock(head, rel, string(one.Before), string(one.After), res)
+	if err != nil {
+		return head + ": not done: " + err.Error() + "\n", nil
+	}
+	return text + "\n", res
 }
 
 func (s *Session) rename(ctx context.Context, lk *editLock, in Input) (*answer, error) {

@@ -171,8 +171,17 @@ func TestStageChain(t *testing.T) {
 	rename := call(map[string]any{"action": "rename", "file": "main.go", "line": 5, "symbol": "add", "new_name": "sum", "apply": true})
 	m = editor.recv(t) // _lsp/request textDocument/rename
 	editor.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"changes":{%q:[{"range":{"start":{"line":4,"character":5},"end":{"line":4,"character":8}},"newText":"sum"}]}}}`, m["id"], uri))
+	// The edit is checked before it is written: an editor that does
+	// not know _lsp/check refuses it, and the prompt says the check was
+	// not done.
 	m = editor.recv(t)
-	if string(m["method"]) != `"session/request_permission"` || !strings.Contains(string(m["params"]), `"sessionId":"S1"`) || !strings.Contains(string(m["params"]), `+func sum`) {
+	if string(m["method"]) != `"_lsp/check"` {
+		t.Fatalf("editor got %s %s, want the edit's check", m["method"], m["params"])
+	}
+	editor.send(t, `{"jsonrpc":"2.0","id":`+string(m["id"])+`,"error":{"code":-32601,"message":"method not found"}}`)
+	m = editor.recv(t)
+	if string(m["method"]) != `"session/request_permission"` || !strings.Contains(string(m["params"]), `"sessionId":"S1"`) || !strings.Contains(string(m["params"]), `+func sum`) ||
+		!strings.Contains(string(m["params"]), `check of the edit to main.go before writing it: not done`) {
 		t.Fatalf("editor got %s %s", m["method"], m["params"])
 	}
 	editor.send(t, `{"jsonrpc":"2.0","id":`+string(m["id"])+`,"result":{"outcome":{"outcome":"selected","optionId":"allow"}}}`)

@@ -440,6 +440,15 @@ func (s *Session) request(ctx context.Context, uri, method string, params any) (
 	return res.Result, err
 }
 
+// peek is ask for a file read in passing (Peeker), as ask when the
+// backend cannot peek.
+func (s *Session) peek(ctx context.Context, uri, method string, params json.RawMessage) (lspext.RequestResult, error) {
+	if p, ok := s.c.backend.(Peeker); ok {
+		return p.Peek(ctx, uri, method, params)
+	}
+	return s.c.backend.Request(ctx, uri, method, params)
+}
+
 // ask is request with the readiness of the servers that answered, for
 // the lists that may be incomplete while they load (readiness.go).
 func (s *Session) ask(ctx context.Context, uri, method string, params any) (lspext.RequestResult, error) {

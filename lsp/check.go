@@ -71,7 +71,7 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 		p.viewMu.Lock()
 	}
 	defer p.viewMu.Unlock()
-	d, err := p.sync(abs)
+	d, err := p.syncFor(abs, useKeep)
 	if err != nil {
 		fd.Verdict, fd.Detail = Failed, err.Error()
 		rep.Before, rep.After = fd, fd

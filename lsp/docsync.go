@@ -51,6 +51,9 @@ type document struct {
 	// granularity leaves it equal), or a change to the file was reported
 	// (a copy that kept the old mtime: cp -p, rsync -a, tar).
 	statStale bool
+	// peek: only peeks (usePeek) opened it and no request of the agent's
+	// used it since; the last peek's end closes it.
+	peek bool
 }
 
 // DefaultMaxFileSize is Options.MaxFileSize's default: 10 MiB.
@@ -131,9 +134,88 @@ type pullState struct {
 // the first time, didChange (full text) with the next version when the
 // content hash changed. It returns a snapshot of the document. Calls are
 // serialised per process so versions go out in order.
-func (p *proc) sync(path string) (document, error) {
+func (p *proc) sync(path string) (document, error) { return p.syncFor(path, useResync) }
+
+// docUse says what a sync is for, which decides whether the document
+// stays open after the request that synced it.
+type docUse int
+
+const (
+	// useResync brings an open document up to date (a restart, a change
+	// on disk): it changes nothing about why it is open.
+	useResync docUse = iota
+	// useKeep is a request of the agent's: the document stays open (until
+	// idle or evicted), even if a peek opened it.
+	useKeep
+	// usePeek is a request that only reads the file in passing (an
+	// outline for enclosing symbols), synced only when the server would
+	// not answer about the file unopened (Manager.Peek): a document it
+	// opens is closed when the last peek at it ends, unless a useKeep sync
+	// came meanwhile, so the server does not keep analysing files nobody
+	// asked about.
+	usePeek
+)
+
+// syncFor is sync for a use; a usePeek sync must be ended by unpeek.
+func (p *proc) syncFor(path string, use docUse) (document, error) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
+	p.mu.Lock()
+	_, was := p.docs[path]
+	p.mu.Unlock()
+	snap, err := p.syncLocked(path)
+	if err != nil || use == useResync {
+		return snap, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d := p.docs[path]; d != nil {
+		switch use {
+		case useKeep:
+			d.peek = false
+		case usePeek:
+			if !was {
+				d.peek = true
+			}
+			if p.peeks == nil {
+				p.peeks = map[string]int{}
+			}
+			p.peeks[path]++
+		}
+	}
+	return snap, nil
+}
+
+// isOpen reports whether path is an open document.
+func (p *proc) isOpen(path string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.docs[path]
+	return ok
+}
+
+// unpeek ends a usePeek sync of path: the document is closed if only
+// peeks opened it and none is left.
+func (p *proc) unpeek(path string) {
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
+	p.mu.Lock()
+	n := p.peeks[path] - 1
+	if n > 0 {
+		p.peeks[path] = n
+	} else {
+		delete(p.peeks, path)
+	}
+	d := p.docs[path]
+	done := d != nil && d.peek && n <= 0
+	p.mu.Unlock()
+	if done {
+		p.closeDocLocked(path)
+	}
+}
+
+// syncLocked is sync with syncMu held.
+func (p *proc) syncLocked(path string) (document, error) {
 	now := p.srv.mgr.now()
 	defer p.closeIdle(path, now)
 	p.closeVanished()

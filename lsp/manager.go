@@ -393,7 +393,7 @@ func (m *Manager) Ask(ctx context.Context, path, method string, params json.RawM
 	if err != nil {
 		return Answer{}, err
 	}
-	raw, ready, err := s.request(ctx, abs, method, params, false)
+	raw, ready, err := s.request(ctx, abs, method, params, useKeep, false)
 	return Answer{Result: raw, Readiness: ready}, err
 }
 
@@ -407,7 +407,24 @@ func (m *Manager) AskNative(ctx context.Context, path, method string, params jso
 	if err != nil {
 		return Answer{}, err
 	}
-	raw, ready, err := s.request(ctx, abs, method, params, true)
+	raw, ready, err := s.request(ctx, abs, method, params, useKeep, true)
+	return Answer{Result: raw, Readiness: ready}, err
+}
+
+// Peek is Ask for a request that reads a file in passing, not one the
+// agent works on (the outline that gives a reference its enclosing
+// symbol): a file not open yet is asked about as it is on disk, without
+// didOpen, which would make the server analyse its package; a server that
+// answers only about open documents (an error or an empty answer) is
+// asked again with the file opened for the request and closed right
+// after, unless a request of the agent's opened it meanwhile. So a long
+// answer neither leaves its files open nor has them all analysed.
+func (m *Manager) Peek(ctx context.Context, path, method string, params json.RawMessage) (Answer, error) {
+	abs, s, err := m.resolve(path)
+	if err != nil {
+		return Answer{}, err
+	}
+	raw, ready, err := s.request(ctx, abs, method, params, usePeek, false)
 	return Answer{Result: raw, Readiness: ready}, err
 }
 
@@ -505,7 +522,7 @@ func (m *Manager) syncedDiagnostics(ctx context.Context, s *server, abs string, 
 	m.syncDiskQuiet()
 	p.viewMu.RLock()
 	defer p.viewMu.RUnlock()
-	d, err := p.sync(abs)
+	d, err := p.syncFor(abs, useKeep)
 	if err != nil {
 		fd.Verdict, fd.Detail = Failed, err.Error()
 		return fd
@@ -562,7 +579,7 @@ func (m *Manager) WillRenameFile(ctx context.Context, oldPath, newPath string) (
 	if err != nil {
 		return nil, err
 	}
-	raw, _, err := s.request(ctx, abs, "workspace/willRenameFiles", params, false)
+	raw, _, err := s.request(ctx, abs, "workspace/willRenameFiles", params, useKeep, false)
 	return raw, err
 }
 

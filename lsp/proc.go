@@ -123,6 +123,8 @@ type proc struct {
 	// bounded however many files a long session touches.
 	closedVersions map[string]int32
 	closedFloor    int32
+	// peeks counts the usePeek requests in flight per path (mu).
+	peeks map[string]int
 }
 
 // saveKind is a server's textDocumentSync.save: whether to send didSave

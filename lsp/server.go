@@ -741,7 +741,7 @@ func boundLoading(ctx context.Context, p *proc, began time.Time, wait time.Durat
 // request syncs path, converts positions (UTF-16 on the caller's side,
 // unless native: the server's own encoding) and runs method; it returns
 // the answer with the server's readiness when it arrived.
-func (s *server) request(ctx context.Context, path, method string, params json.RawMessage, native bool) (json.RawMessage, Readiness, error) {
+func (s *server) request(ctx context.Context, path, method string, params json.RawMessage, use docUse, native bool) (json.RawMessage, Readiness, error) {
 	began := time.Now()
 	s.begin()
 	defer s.end()
@@ -759,13 +759,35 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	s.mgr.syncDiskQuiet()
 	p.viewMu.RLock()
 	defer p.viewMu.RUnlock()
-	d, err := p.sync(path)
+	if use == usePeek && !p.isOpen(path) {
+		// A file read in passing is asked about as it is on disk, without
+		// opening it: opening makes the server analyse its package (gopls
+		// type-checks it for diagnostics), the cost the peek is there to
+		// avoid. A server that answers only about open documents (an
+		// error, or nothing) is asked again with the file opened for the
+		// request and closed after.
+		raw, ready, err := s.callIn(ctx, p, document{uri: edit.URIFromPath(path)}, method, params, native)
+		if err == nil && !isEmptyResult(raw) {
+			return raw, ready, nil
+		}
+	}
+	d, err := p.syncFor(path, use)
 	if err != nil {
 		return nil, Readiness{}, err
+	}
+	if use == usePeek {
+		defer p.unpeek(path)
 	}
 	if h := s.mgr.requestSynced; h != nil {
 		h(path)
 	}
+	return s.callIn(ctx, p, d, method, params, native)
+}
+
+// callIn is call with positions converted between UTF-16 and the
+// server's encoding (unless native), in the document d or the disk's file.
+func (s *server) callIn(ctx context.Context, p *proc, d document, method string, params json.RawMessage, native bool) (json.RawMessage, Readiness, error) {
+	var err error
 	convert := p.enc != position.UTF16 && !native
 	if convert && len(params) > 0 {
 		c := newConverter(position.UTF16, p.enc, p.openText, p.srv.mgr.opts.MaxFileSize)

@@ -8,7 +8,7 @@
 #
 #   scripts/bench.sh                    everything, figures into docs/
 #   scripts/bench.sh -quick -out /tmp/b a smoke run (few repetitions)
-#   scripts/bench.sh -rows lsp          one row group (lsp, forward, scale, load, shared)
+#   scripts/bench.sh -rows lsp          one row group (lsp, forward, scale, load, shared, bytes)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	trace := fs.String("trace", "", "folder for each LSP column's gopls RPC trace (gopls -rpc.trace), to read what each column asks the server; slows gopls, so not for figures")
 	cache := fs.String("cache", "", "cache folder for the workspace module, workspace copies and npm peers (default .cache/bench)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale,load,shared] [-load-runs N] [-columns bare,acp-lsp,cclsp,lsmcp] [-mcp-client lean|go-sdk] [-trace DIR]\n\n")
+		fmt.Fprintf(stderr, "usage: acp-lsp-bench [-out DIR] [-quick] [-rows lsp,forward,scale,load,shared,bytes] [-load-runs N] [-columns bare,acp-lsp,cclsp,lsmcp] [-mcp-client lean|go-sdk] [-trace DIR]\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

@@ -17,7 +17,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // TestQuickSmoke runs the command as CI can: -quick, the LSP and scale
-// rows, columns (a) and (b) (cclsp and lsmcp are installed by
+// rows and the bytes rows, columns (a) and (b) (cclsp and lsmcp are installed by
 // scripts/bench.sh only), real gopls, the workspace module fetched with go
 // mod download. It checks the report was written and every answer of (b)
 // was right; it asserts nothing about speed.
@@ -30,7 +30,7 @@ func TestQuickSmoke(t *testing.T) {
 	var stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if code := run(ctx, []string{"-quick", "-rows", "lsp,scale", "-columns", "bare,acp-lsp", "-out", out, "-cache", cache}, &stderr); code != 0 {
+	if code := run(ctx, []string{"-quick", "-rows", "lsp,scale,bytes", "-columns", "bare,acp-lsp", "-out", out, "-cache", cache}, &stderr); code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "benchmarks.md"))
@@ -49,6 +49,18 @@ func TestQuickSmoke(t *testing.T) {
 			if len(cells) > 3 && strings.Contains(cells[3], " 0/") {
 				t.Errorf("acp-lsp answered wrong: %s", line)
 			}
+		}
+	}
+	// The bytes rows: acp-lsp's answers are right and need no file read.
+	for _, row := range []string{"| diagnostics of one file (one type error) |", "| references to a widely used type |", "| definition |", "| hover |"} {
+		i := strings.Index(doc, row)
+		if i < 0 {
+			t.Errorf("report lacks the bytes row %q", row)
+			continue
+		}
+		line, _, _ := strings.Cut(doc[i:], "\n")
+		if cells := strings.Split(line, "|"); len(cells) < 3 || !strings.Contains(cells[2], "right, alone") {
+			t.Errorf("acp-lsp's bytes answer not right alone: %s", line)
 		}
 	}
 	if strings.Contains(doc, "**not met** |") {

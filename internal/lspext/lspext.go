@@ -263,6 +263,12 @@ type RequestParams struct {
 	// Readiness asks for the answer as a RequestResult: the raw result
 	// with the readiness of the servers that gave it.
 	Readiness bool `json:"readiness,omitempty"`
+	// Peek says the request reads URI's file in passing (an outline for
+	// enclosing symbols): local servers are asked about a file not open
+	// yet without opening it, or, when they answer only about open
+	// documents, with it opened for the request only and closed after.
+	// An editor ignores it.
+	Peek bool `json:"peek,omitempty"`
 }
 
 // RequestResult is the answer of Request when RequestParams.Readiness is

@@ -44,7 +44,7 @@ type Options struct {
 	// Quick runs few repetitions (a smoke test, figures not for the docs).
 	Quick bool
 	// Groups selects row groups: "lsp", "forward", "scale", "load",
-	// "shared" (default all).
+	// "shared", "bytes" (default all).
 	Groups []string
 	// LoadRuns is how many cold runs the load rows make per column and
 	// question (default 3; 1 with Quick).
@@ -74,6 +74,7 @@ type Report struct {
 	Scale    *ScaleResult
 	Load     *LoadResult
 	Shared   *SharedResult
+	Bytes    *BytesResult
 	Errors   []string
 	Duration time.Duration
 }
@@ -84,7 +85,7 @@ func (o *Options) wants(g string) bool {
 
 // RowGroups are the row groups Options.Groups selects from, in the order
 // they run.
-var RowGroups = []string{"lsp", "forward", "scale", "load", "shared"}
+var RowGroups = []string{"lsp", "forward", "scale", "load", "shared", "bytes"}
 
 // AllColumns are the LSP table's columns in order: (a) first, (b) second
 // (the goals compare against them by position).
@@ -186,6 +187,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			rep.Errors = append(rep.Errors, "shared rows: "+err.Error())
 			logf("shared rows: %v", err)
+		}
+	}
+	if opts.wants("bytes") {
+		logf("bytes rows")
+		rep.Bytes, err = bytesRuns(ctx, env, w, cols, logf)
+		if err != nil {
+			rep.Errors = append(rep.Errors, "bytes rows: "+err.Error())
+			logf("bytes rows: %v", err)
 		}
 	}
 	rep.Machine = DescribeMachine(ctx, env, "")

@@ -110,7 +110,7 @@ func (r *Report) Markdown(plots []string) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Generated report\n\n")
-	p("Reproduce: `scripts/bench.sh` (runs `go run ./cmd/acp-lsp-bench -out docs`; `-quick` for a smoke run, `-rows lsp,forward,scale,load,shared` to pick row groups).\n")
+	p("Reproduce: `scripts/bench.sh` (runs `go run ./cmd/acp-lsp-bench -out docs`; `-quick` for a smoke run, `-rows lsp,forward,scale,load,shared,bytes` to pick row groups).\n")
 	if r.Quick {
 		p("\n**This is a -quick run: few repetitions, figures are indicative only.**\n")
 	}
@@ -143,6 +143,9 @@ func (r *Report) Markdown(plots []string) string {
 	}
 	if r.Shared != nil {
 		r.Shared.markdown(&b)
+	}
+	if r.Bytes != nil {
+		r.Bytes.markdown(&b)
 	}
 	if len(plots) > 0 {
 		p("\n### Plots\n\n")
