@@ -61,13 +61,6 @@ var lspNotifications = map[string]bool{
 	"workspace/didChangeConfiguration": true, "workspace/didChangeWorkspaceFolders": true,
 }
 
-// peeker is the LocalServers that can read a file in passing without
-// opening it or keeping it open (lsp.Manager.Peek); the shared server
-// host asks as usual.
-type peeker interface {
-	Peek(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
-}
-
 // localRequest answers `_lsp/request` from local servers, with the
 // readiness of each server that answered.
 func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (json.RawMessage, []lspext.Readiness, error) {
@@ -94,8 +87,8 @@ func (a *Adapter) localRequest(ctx context.Context, p lspext.RequestParams) (jso
 		}
 		a.noteSample(path)
 		ask := a.mgr.Ask
-		if pk, ok := a.mgr.(peeker); ok && p.Peek {
-			ask = pk.Peek
+		if p.Peek {
+			ask = a.mgr.Peek
 		}
 		ans, err := ask(ctx, path, p.Method, p.Params)
 		return ans.Result, readiness(ans, err), err

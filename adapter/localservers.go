@@ -16,6 +16,7 @@ type LocalServers interface {
 	AddRoot(root string) error
 	Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
+	Peek(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error)
 	Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error)
 	FileChanged(ctx context.Context, paths ...string) error

@@ -341,6 +341,16 @@ func (c *Client) AskNative(ctx context.Context, path, method string, params json
 	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
 }
 
+// Peek is lsp.Manager.Peek, through the host.
+func (c *Client) Peek(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
+	var res askResult
+	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Peek: true}, params, &res, true, !writes(method))
+	if err != nil {
+		return lsp.Answer{}, err
+	}
+	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
+}
+
 // Request is lsp.Manager.Request, through the host.
 func (c *Client) Request(ctx context.Context, path, method string, params json.RawMessage) (json.RawMessage, error) {
 	a, err := c.Ask(ctx, path, method, params)

@@ -424,8 +424,11 @@ func (hc *hostClient) serve(ctx context.Context, req message) (any, []byte, erro
 		}
 		mgr := w.route(p.Path).mgr
 		ask := mgr.Ask
-		if p.Native {
+		switch {
+		case p.Native:
 			ask = mgr.AskNative
+		case p.Peek:
+			ask = mgr.Peek
 		}
 		a, err := ask(ctx, p.Path, p.Method, req.raw)
 		if err != nil {

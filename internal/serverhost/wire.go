@@ -144,6 +144,8 @@ type requestParams struct {
 	// Native asks lsp.Manager.AskNative: positions in the server's own
 	// encoding.
 	Native bool `json:"native,omitempty"`
+	// Peek asks lsp.Manager.Peek: a file read in passing.
+	Peek bool `json:"peek,omitempty"`
 }
 
 // askResult is lsp.Answer's meta on the wire: the server's readiness
