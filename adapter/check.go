@@ -7,12 +7,14 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/lsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
+	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // check answers `_lsp/check` from local servers only: an editor's
 // servers would show the unsaved content to the editor, so the editor
 // path answers "not supported".
-func (a *Adapter) check(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+func (a *Adapter) check(ctx context.Context, hop *proxy.Hop, params json.RawMessage) (json.RawMessage, error) {
 	var p lspext.CheckParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, badParams("params: %w", err)
@@ -27,12 +29,40 @@ func (a *Adapter) check(ctx context.Context, params json.RawMessage) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
+	if p.Incidental && a.editorStandsIn(ctx, hop, path) {
+		return nil, unsupported("%s: the editor's language server serves %s and cannot check unsaved content (ACP's LSP proposal forwards no document sync); no local server is started for a check that comes with another answer: use the check action", lspext.Check, path)
+	}
 	a.noteSample(path)
 	rep, err := a.mgr.Check(ctx, path, p.Text, lsp.DiagnosticsOptions{Timeout: p.WaitDuration()})
 	if err != nil {
 		return nil, err
 	}
 	return json.Marshal(checkResult(p.URI, rep))
+}
+
+// editorStandsIn reports whether, under ACP's LSP proposal, an editor
+// server covers the file at path in place of the local server that would
+// check it and is not running yet (one running already costs nothing
+// more).
+func (a *Adapter) editorStandsIn(ctx context.Context, hop *proxy.Hop, path string) bool {
+	if !a.rfdOn() {
+		return false
+	}
+	session, ok := a.rfdSessionFor(path)
+	if !ok {
+		return false
+	}
+	configs := lsp.ServersFor(a.configs(), path)
+	if len(configs) == 0 {
+		return false
+	}
+	c := configs[0]
+	for _, st := range a.mgr.Servers() {
+		if st.Name == c.Name && st.State == lsp.StateRunning && edit.Within(st.Root, path) {
+			return false
+		}
+	}
+	return a.rfdCovers(ctx, hop, session, c, path)
 }
 
 // checkResult is rep in the wire's terms: one verdict for the server, the

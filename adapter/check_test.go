@@ -68,7 +68,7 @@ func TestCheckNotSupported(t *testing.T) {
 		{"no uri", `{"text":"x"}`, proxy.CodeInvalidParams, "uri is required"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := a.check(t.Context(), json.RawMessage(c.params))
+			_, err := a.check(t.Context(), nil, json.RawMessage(c.params))
 			if err == nil {
 				t.Fatal("no error")
 			}

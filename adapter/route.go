@@ -29,7 +29,7 @@ func (a *Adapter) serve(ctx context.Context, hop *proxy.Hop, method string, para
 	case lspext.Restart:
 		return a.restart(ctx, hop, params)
 	case lspext.Check:
-		return a.check(ctx, params)
+		return a.check(ctx, hop, params)
 	}
 	if slices.Contains(referenceMethods, method) {
 		return a.reference(ctx, hop, method, params)

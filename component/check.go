@@ -18,16 +18,16 @@ import (
 // Checker is the optional Backend method behind the check action: the
 // diagnostics uri would gain and lose with text as its content, without
 // the disk, the editor or the diagnostics cache seeing text. wait is as
-// DiagnosticReport's.
+// DiagnosticReport's; incidental is lspext.CheckParams'.
 type Checker interface {
-	Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error)
+	Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error)
 }
 
 var _ Checker = (*Wire)(nil)
 
 // Check implements Checker through _lsp/check.
-func (w *Wire) Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error) {
-	raw, err := w.call(ctx, lspext.Check, lspext.CheckParams{URI: uri, Text: text, Wait: lspext.WaitMillis(wait)})
+func (w *Wire) Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
+	raw, err := w.call(ctx, lspext.Check, lspext.CheckParams{URI: uri, Text: text, Wait: lspext.WaitMillis(wait), Incidental: incidental})
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +52,12 @@ func canCheck(b Backend) bool {
 }
 
 // Check implements Checker when the wrapped Backend does.
-func (m marking) Check(ctx context.Context, uri, text string, wait time.Duration) (*lspext.CheckResult, error) {
+func (m marking) Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
 	c, ok := m.b.(Checker)
 	if !ok {
 		return nil, errNoCheck
 	}
-	r, err := c.Check(ctx, uri, text, wait)
+	r, err := c.Check(ctx, uri, text, wait, incidental)
 	return r, upstream(err)
 }
 
@@ -86,7 +86,7 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 		return nil, errNoCheck
 	}
 	uri := edit.URIFromPath(p)
-	res, err := c.Check(ctx, uri, text, s.cfg.DiagnosticsWait)
+	res, err := c.Check(ctx, uri, text, s.cfg.DiagnosticsWait, false)
 	if err != nil {
 		return nil, err
 	}

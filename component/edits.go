@@ -154,7 +154,7 @@ func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lsp
 	c := s.c.backend.(Checker)
 	rel := relPath(s.Root, one.Path)
 	head := "check of the edit to " + rel + " before writing it"
-	res, err := c.Check(ctx, edit.URIFromPath(one.Path), string(one.After), s.cfg.DiagnosticsWait)
+	res, err := c.Check(ctx, edit.URIFromPath(one.Path), string(one.After), s.cfg.DiagnosticsWait, true)
 	if errors.Is(err, errNoCheck) {
 		// A backend that never checks (an editor's only) says nothing
 		// on every edit.

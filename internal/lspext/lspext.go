@@ -430,6 +430,12 @@ type CheckParams struct {
 	URI  string `json:"uri"`
 	Text string `json:"text"`
 	Wait int    `json:"wait,omitempty"`
+	// Incidental: the check comes with another answer (an edit's
+	// preview), not asked for itself, so it is not worth starting a
+	// language server that an editor's servers stand in for (ACP's LSP
+	// proposal forwards no document sync, so they cannot check); such a
+	// check is refused (-32601) rather than start one.
+	Incidental bool `json:"incidental,omitempty"`
 }
 
 // WaitDuration is the wait p asks for, as DiagnosticReportParams'.
