@@ -50,6 +50,9 @@ type Session struct {
 	server   *mcp.Server
 	// watch notices an agent that never opens server.
 	watch *connectWatch
+	// injected is the transport of the entry given to the agent ("" when
+	// none was), set at session setup.
+	injected Transport
 	// unredact ends the chain trace's redaction of token (Stage, through
 	// proxy.Hop.Redact) when the session closes.
 	unredact func()
@@ -191,6 +194,19 @@ func (c *Tool) SessionByACP(id string) *Session {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.byACP[id]
+}
+
+// Opened is closed when the agent first opens the session's MCP server
+// (the bridge reaching its socket, or an HTTP request with its token).
+func (s *Session) Opened() <-chan struct{} { return s.watch.openedCh }
+
+// Injected is the transport of the MCP entry the agent was given for the
+// session, "" when it was given none (it advertises no transport acp-lsp
+// offers).
+func (s *Session) Injected() Transport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.injected
 }
 
 func (s *Session) acpSessionID() string {

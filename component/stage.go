@@ -168,6 +168,7 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		unredact := hop.Redact(s.token)
 		s.mu.Lock()
 		s.unredact = unredact
+		s.injected = transport
 		s.mu.Unlock()
 		s.watch.setActions(func() string { return st.unopened(s, agent, transport) },
 			func(line string) { st.sendLine(s, line) }, transport == "")

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/config"
+	"github.com/acp-lsp/acp-lsp/internal/logging"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
 
@@ -24,6 +26,10 @@ import (
 type doctorCmd struct {
 	maxFiles int
 	timeout  time.Duration
+	// agent is an agent's command line to probe (-agent); agentWait how
+	// long it may take to open the lsp tool.
+	agent     string
+	agentWait time.Duration
 	// configFile names the user configuration file (-config).
 	configFile string
 }
@@ -43,16 +49,26 @@ The registry is the effective configuration's for DIR (built-in servers with
 the user's [servers.NAME] tables merged in; see 'acp-lsp config'). Programs
 are looked up on PATH.
 
-Exits 1 when a language found has no installed server.
+With -agent "COMMAND ARGS", it also runs that agent behind acp-lsp in DIR,
+as an editor would, opens one session (no prompt is sent) and reports
+whether the agent opened the lsp tool acp-lsp gave it, and over which
+transport: several ACP agents drop the MCP servers of a session. The
+command line is split at spaces (no quoting).
 
-Example:
+Exits 1 when a language found has no installed server, or the agent did
+not open the lsp tool within -agent-wait.
+
+Examples:
   acp-lsp doctor ~/src/project
+  acp-lsp doctor -agent "opencode acp" ~/src/project
 `
 }
 
 func (c *doctorCmd) SetFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxFiles, "max-files", 20000, "stop walking after this many files")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "bound for each server's initialize probe")
+	fs.StringVar(&c.agent, "agent", "", "an ACP agent's `command line` to run behind acp-lsp: does it open the lsp tool?")
+	fs.DurationVar(&c.agentWait, "agent-wait", 10*time.Second, "how long the agent may take to open the lsp tool after session/new")
 	fs.StringVar(&c.configFile, "config", "", "user configuration `file` (default acp-lsp/config.toml in $XDG_CONFIG_HOME or the platform's config folder)")
 }
 
@@ -69,6 +85,9 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	}
 	if c.maxFiles < 1 {
 		return UsageErrorf("doctor: -max-files must be at least 1")
+	}
+	if c.agent != "" && c.agentWait <= 0 {
+		return UsageErrorf("doctor: -agent-wait must be positive")
 	}
 	dir := "."
 	if len(args) == 1 {
@@ -171,7 +190,6 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 	}()
 	if len(names) == 0 {
 		fmt.Fprintln(io.Out, "no file any known language server handles")
-		return nil
 	}
 	var missing []string
 	for _, name := range names {
@@ -197,8 +215,20 @@ func (c *doctorCmd) Run(ctx context.Context, io Stdio, args []string) error {
 			missing = append(missing, name)
 		}
 	}
+	var failed []error
 	if len(missing) > 0 {
-		return ExitCode(ExitFailure, fmt.Errorf("no working language server for %s", strings.Join(missing, ", ")))
+		failed = append(failed, fmt.Errorf("no working language server for %s", strings.Join(missing, ", ")))
+	}
+	if argv := strings.Fields(c.agent); len(argv) > 0 {
+		// The chain's own log stays quiet unless it fails: the report
+		// says what the probe found.
+		log := logging.New(io.Err, logging.Options{Level: slog.LevelError})
+		if err := probeAgent(ctx, io.Out, loaded.Config, log, dir, argv, c.agentWait); err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) > 0 {
+		return ExitCode(ExitFailure, errors.Join(failed...))
 	}
 	return nil
 }

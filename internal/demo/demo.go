@@ -26,6 +26,8 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/acp-lsp/acp-lsp/internal/acpclient"
+
 	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/lsp"
 )
@@ -483,7 +485,8 @@ func (ch *chain) waitExit(d time.Duration) bool {
 // running turn and refuses what a demo must not do (write files, run
 // terminals, approve changes).
 type client struct {
-	agent string
+	acpclient.Refusing // files and terminals
+	agent              string
 
 	mu    sync.Mutex
 	calls map[acp.ToolCallId]*toolCall
@@ -561,32 +564,4 @@ func (c *client) RequestPermission(context.Context, acp.RequestPermissionRequest
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{
 		Selected: &acp.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: "reject"},
 	}}, nil
-}
-
-func (c *client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
-}
-
-func (c *client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
-}
-
-func (c *client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalCreate)
-}
-
-func (c *client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalKill)
-}
-
-func (c *client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalOutput)
-}
-
-func (c *client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalRelease)
-}
-
-func (c *client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, acp.NewMethodNotFound(acp.ClientMethodTerminalWaitForExit)
 }

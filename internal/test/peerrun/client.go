@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/acp-lsp/acp-lsp/internal/acpclient"
 )
 
 // Client is an acp.Client for tests: it records every session update,
@@ -15,10 +17,11 @@ import (
 // refuses file-system and terminal requests (tests that need them wrap it).
 // Its methods are safe for concurrent use.
 type Client struct {
-	mu          sync.Mutex
-	updates     []acp.SessionNotification
-	permissions []acp.RequestPermissionRequest
-	changed     chan struct{} // closed and replaced on every update
+	acpclient.Refusing // files and terminals
+	mu                 sync.Mutex
+	updates            []acp.SessionNotification
+	permissions        []acp.RequestPermissionRequest
+	changed            chan struct{} // closed and replaced on every update
 }
 
 // NewClient returns an empty recording client.
@@ -83,45 +86,6 @@ func (c *Client) RequestPermission(_ context.Context, p acp.RequestPermissionReq
 		}
 	}
 	return acp.RequestPermissionResponse{Outcome: acp.RequestPermissionOutcome{Selected: &acp.RequestPermissionOutcomeSelected{Outcome: "selected", OptionId: pick.OptionId}}}, nil
-}
-
-func refused(method string) error {
-	return acp.NewMethodNotFound(method)
-}
-
-// ReadTextFile is refused.
-func (c *Client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, refused(acp.ClientMethodFsReadTextFile)
-}
-
-// WriteTextFile is refused.
-func (c *Client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, refused(acp.ClientMethodFsWriteTextFile)
-}
-
-// CreateTerminal is refused.
-func (c *Client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {
-	return acp.CreateTerminalResponse{}, refused(acp.ClientMethodTerminalCreate)
-}
-
-// KillTerminal is refused.
-func (c *Client) KillTerminal(context.Context, acp.KillTerminalRequest) (acp.KillTerminalResponse, error) {
-	return acp.KillTerminalResponse{}, refused(acp.ClientMethodTerminalKill)
-}
-
-// TerminalOutput is refused.
-func (c *Client) TerminalOutput(context.Context, acp.TerminalOutputRequest) (acp.TerminalOutputResponse, error) {
-	return acp.TerminalOutputResponse{}, refused(acp.ClientMethodTerminalOutput)
-}
-
-// ReleaseTerminal is refused.
-func (c *Client) ReleaseTerminal(context.Context, acp.ReleaseTerminalRequest) (acp.ReleaseTerminalResponse, error) {
-	return acp.ReleaseTerminalResponse{}, refused(acp.ClientMethodTerminalRelease)
-}
-
-// WaitForTerminalExit is refused.
-func (c *Client) WaitForTerminalExit(context.Context, acp.WaitForTerminalExitRequest) (acp.WaitForTerminalExitResponse, error) {
-	return acp.WaitForTerminalExitResponse{}, refused(acp.ClientMethodTerminalWaitForExit)
 }
 
 // Connect speaks ACP to the process as a client through c. The connection
