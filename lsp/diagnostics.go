@@ -533,7 +533,7 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			switch {
 			case provisional && r.State != Ready:
 				idleC = change // wait for the load to end (or a newer publish)
-			case current && e.hasVersion && !provisional:
+			case current && e.hasVersion && !provisional && !s.cfg.Quirks.PublishesInPasses:
 				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
 				return fd
 			case current && !e.hasVersion && !e.loading && !provisional && time.Since(e.at) >= settle:

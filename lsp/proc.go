@@ -252,6 +252,9 @@ func spawn(s *server, l launch) (*proc, error) {
 	if err != nil {
 		return nil, &MissingServerError{Server: cfg.Name, Command: cfg.Command, InstallHint: cfg.InstallCommand(runtime.GOOS)}
 	}
+	if l.cfg, err = l.cfg.withTypeScriptLib(s.root, path); err != nil {
+		return nil, fmt.Errorf("start %s: %w", cfg.Name, err)
+	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Dir = s.root
 	cmd.Env = append(s.mgr.env(), cfg.Env...)
@@ -623,8 +626,32 @@ func (p *proc) notification(method string, params json.RawMessage) {
 			}
 		}
 	default:
+		if answer, ok := p.srv.cfg.Quirks.NotificationRequests[method]; ok {
+			p.answerNotificationRequest(method, answer, params)
+			return
+		}
 		p.log.Debug("server notification ignored", "server", p.srv.cfg.Name, "method", method)
 	}
+}
+
+// answerNotificationRequest answers a request the server sent as the
+// notification method with the notification answer, null as the result
+// (see Quirks.NotificationRequests). The request's params are
+// [id, command, args], or that array as the one positional parameter,
+// [[id, command, args]], as vscode-jsonrpc sends an array; the answer
+// takes the same shape, [id, null] or [[id, null]].
+func (p *proc) answerNotificationRequest(method, answer string, params json.RawMessage) {
+	var req []json.RawMessage
+	if err := decode(params, &req); err != nil || len(req) == 0 {
+		p.log.Warn("bad notification request", "server", p.srv.cfg.Name, "method", method, "err", err)
+		return
+	}
+	var inner []json.RawMessage
+	if len(req) == 1 && decode(req[0], &inner) == nil && len(inner) > 0 {
+		p.goNotify(answer, json.RawMessage(`[[`+string(inner[0])+`,null]]`))
+		return
+	}
+	p.goNotify(answer, json.RawMessage(`[`+string(req[0])+`,null]`))
 }
 
 func (p *proc) onProgress(params json.RawMessage) {
@@ -911,6 +938,20 @@ func (p *proc) initialize(ctx context.Context) error {
 	p.saveKind = parseSave(p.caps.TextDocumentSync)
 	if err := p.notify("initialized", json.RawMessage("{}")); err != nil {
 		return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
+	}
+	// Settings are pushed as well as answered: the JSON, YAML and CSS
+	// servers read most of theirs only from this update, as editors send
+	// it. Never an empty one: {} turns the JSON server's validation off.
+	if len(p.srv.cfg.Settings) > 0 {
+		b, err := encode(struct {
+			Settings map[string]json.RawMessage `json:"settings"`
+		}{p.srv.cfg.Settings})
+		if err != nil {
+			return fmt.Errorf("initialize %s: settings: %w", p.srv.cfg.Name, err)
+		}
+		if err := p.notify("workspace/didChangeConfiguration", b); err != nil {
+			return fmt.Errorf("initialize %s: %w", p.srv.cfg.Name, err)
+		}
 	}
 	close(p.initDone)
 	return nil

@@ -124,6 +124,21 @@ type Quirks struct {
 	// of vscode-langservers-extracted reads properties of the answer and
 	// crashes on null.
 	ObjectSettings bool `json:"objectSettings,omitempty"`
+	// NotificationRequests maps a notification the server sends as a
+	// request of its own, params [id, command, args] (or that array as
+	// the one positional parameter), to the notification it waits for as
+	// the answer, params [id, result] (in the same shape). Each is answered at
+	// once with a null result: @vue/language-server 3 asks its editor's
+	// TypeScript server this way ("tsserver/request", "tsserver/response")
+	// and holds every request that needs the answer until it comes; a null
+	// answer makes it fall back on its own project without tsconfig.
+	NotificationRequests map[string]string `json:"notificationRequests,omitempty"`
+	// PublishesInPasses says the server publishes a document version's
+	// diagnostics more than once, a first pass (often empty) and then the
+	// rest, as the Volar servers (astro-ls) do: a versioned publish
+	// settles like an unversioned one, fresh once nothing newer came
+	// within the settle window, instead of at once.
+	PublishesInPasses bool `json:"publishesInPasses,omitempty"`
 }
 
 // LoadSignals are what a server can be seen doing while it loads its
@@ -319,7 +334,7 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		if o.Install != (Install{}) {
 			s.Install = o.Install
 		}
-		if o.Quirks != (Quirks{}) {
+		if o.Quirks.ObjectSettings || o.Quirks.NotificationRequests != nil || o.Quirks.PublishesInPasses {
 			s.Quirks = o.Quirks
 		}
 		if o.VersionArgs != nil {

@@ -42,7 +42,7 @@ func DefaultServers() []ServerConfig {
 			Name: "templ", Command: "templ", Args: []string{"lsp"}, Language: "templ",
 			Extensions:  []string{"templ"},
 			RootMarkers: []string{"go.mod", ".git"},
-			Install:     everywhere("go install github.com/a-h/templ/cmd/templ@v0.3.1100"),
+			Install:     everywhere("go install github.com/a-h/templ/cmd/templ@v0.3.1118"),
 			VersionArgs: []string{"version"},
 		},
 		// Rust.
@@ -190,6 +190,14 @@ func DefaultServers() []ServerConfig {
 			Name: "vue-language-server", Command: "vue-language-server", Args: []string{"--stdio"}, Language: "vue",
 			Extensions:  []string{"vue"},
 			RootMarkers: []string{"vite.config.ts", "vite.config.js", "nuxt.config.ts", "package.json", ".git"},
+			// It asks an editor's TypeScript server (with the Vue plugin)
+			// through tsserver/request notifications and waits for each
+			// answer; relaying them would need a second TypeScript server
+			// per root loaded with @vue/typescript-plugin, so they are
+			// answered null: the template, style and script-setup answers
+			// come from its own language service, TypeScript's type
+			// information inside templates does not.
+			Quirks:      Quirks{NotificationRequests: map[string]string{"tsserver/request": "tsserver/response"}},
 			Install:     everywhere("npm install -g @vue/language-server@3.3.11 typescript@5.9.3"),
 			VersionArgs: []string{"--version"},
 		},
@@ -203,7 +211,11 @@ func DefaultServers() []ServerConfig {
 			Name: "astro-ls", Command: "astro-ls", Args: []string{"--stdio"}, Language: "astro",
 			Extensions:  []string{"astro"},
 			RootMarkers: []string{"astro.config.mjs", "astro.config.ts", "astro.config.js", "package.json", ".git"},
-			Install:     everywhere("npm install -g @astrojs/language-server@2.17.1 typescript@5.9.3"),
+			// It publishes each version's diagnostics twice, empty first,
+			// and refuses initialize without the TypeScript to load.
+			Quirks:                Quirks{PublishesInPasses: true},
+			InitializationOptions: json.RawMessage(`{"typescript":{"tsdk":"` + TypeScriptLibVar + `"}}`),
+			Install:               everywhere("npm install -g @astrojs/language-server@2.17.1 typescript@5.9.3"),
 		},
 		{
 			Name: "graphql-lsp", Command: "graphql-lsp", Args: []string{"server", "-m", "stream"}, Language: "graphql",
@@ -331,7 +343,7 @@ func DefaultServers() []ServerConfig {
 			// with extensions (and its own config file) enables it.
 			Name: "efm-langserver", Command: "efm-langserver", Language: "plaintext", Disabled: true, Priority: 50,
 			RootMarkers: []string{".git"},
-			Install:     everywhere("go install github.com/mattn/efm-langserver@v0.0.54"),
+			Install:     everywhere("go install github.com/mattn/efm-langserver@v0.0.57"),
 			VersionArgs: []string{"-v"},
 		},
 		// C, C++ and Objective-C: clangd first, ccls next.

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -100,6 +101,16 @@ func TestFaultRegistryRouting(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Command, cfg.Args = fakeBinary(t), fakelsp.Args(script, record)
+			if bytes.Contains(cfg.InitializationOptions, []byte(TypeScriptLibVar)) {
+				// The project's own TypeScript, as the fake has none beside it.
+				ts := filepath.Join(proj, "node_modules", "typescript", "lib", "typescript.js")
+				if err := os.MkdirAll(filepath.Dir(ts), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(ts, nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			if cfg.Disabled {
 				// A disabled entry serves what the user who enables it
 				// configures.

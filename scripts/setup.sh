@@ -4,7 +4,11 @@
 #
 #   scripts/setup.sh            everything the tests need
 #   scripts/setup.sh gopls      only gopls (what the demo needs)
+#   scripts/setup.sh servers    only the language servers of the language tests
 #   scripts/setup.sh --check    run every installed peer once, say what is broken
+#
+# ACP_LSP_PEERS names another cache folder (the tests read the same variable),
+# so several checkouts can share one set of installs.
 #
 # Safe to run again and from two shells at once: a lock serialises installs
 # into .cache, and each peer is verified by running it after installing.
@@ -13,10 +17,23 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache="$root/.cache"
+cache="${ACP_LSP_PEERS:-$root/.cache}"
 bin="$cache/bin"
 peers="$cache/peers"
+servers="$cache/servers"
 GOPLS_VERSION=v0.23.0
+# Language servers built from the Go module proxy, pinned. terraform-ls
+# v0.39.1 does not build from the module proxy; v0.39.0 does.
+GO_SERVERS=(
+	"terraform-ls github.com/hashicorp/terraform-ls@v0.39.0"
+	"buf github.com/bufbuild/buf/cmd/buf@v1.75.0"
+	"efm-langserver github.com/mattn/efm-langserver@v0.0.57"
+	"templ github.com/a-h/templ/cmd/templ@v0.3.1118"
+)
+# Language servers from Debian packages (Debian 12's versions are what the
+# language tests pin): ccls, pylsp with its pyflakes and pycodestyle
+# plugins, fortls, and shellcheck, which bash-language-server runs.
+APT_SERVERS=(ccls python3-pylsp python3-pyflakes python3-pycodestyle fortran-language-server shellcheck)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -33,7 +50,7 @@ lock() {
 run_ok() { timeout 60 "$@" >/dev/null 2>&1 </dev/null; }
 
 print_path() {
-	printf 'export PATH=%q:%q:"$PATH"\n' "$bin" "$peers/node_modules/.bin"
+	printf 'export PATH=%q:%q:%q:"$PATH"\n' "$bin" "$peers/node_modules/.bin" "$servers/node_modules/.bin"
 }
 
 install_gopls() {
@@ -96,6 +113,9 @@ check_all() {
 	run_ok "$bin/gopls" version || { say "broken: $bin/gopls version fails"; bad=1; }
 	run_ok clangd --version || { say "broken: clangd --version fails"; bad=1; }
 	(check_npm_peers) || bad=1
+	(check_npm_servers) || bad=1
+	(check_go_servers) || bad=1
+	(check_apt_servers) || bad=1
 	[ "$bad" = 0 ] && say "all peers run"
 	return "$bad"
 }
@@ -114,6 +134,123 @@ install_clangd() {
 	fi
 }
 
+# install_npm_servers installs the language servers of the language tests
+# from scripts/servers (a lockfile of their own, so the test peers' stays
+# as it is) and links TypeScript 7's native tsc into $bin, ahead of
+# typescript 5.9.3's tsc on PATH.
+install_npm_servers() {
+	local stamp="$servers/.lock-sha"
+	local want
+	want=$(sha256sum "$root/scripts/servers/package-lock.json" | cut -d' ' -f1)
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -L "$bin/tsc" ]; then
+		return
+	fi
+	command -v npm >/dev/null || { say "npm is missing: install Node.js 20 and npm (apt-get install nodejs npm)"; exit 1; }
+	say "installing pinned npm language servers into $servers (about 5 minutes the first time)"
+	mkdir -p "$servers" "$bin"
+	cp "$root/scripts/servers/package.json" "$root/scripts/servers/package-lock.json" "$servers/"
+	rm -f "$stamp"
+	(cd "$servers" && npm install --no-audit --no-fund --loglevel=error >&2)
+	ln -sfn "$servers/node_modules/typescript7/bin/tsc" "$bin/tsc"
+	check_npm_servers
+	echo "$want" >"$stamp"
+}
+
+# lsp_ok starts a language server in an empty folder and checks that it
+# answers initialize and shuts down (scripts/servers/lspcheck.mjs).
+lsp_ok() {
+	local dir rc=0
+	dir=$(mktemp -d)
+	(cd "$dir" && PATH="$bin:$servers/node_modules/.bin:$PATH" node "$root/scripts/servers/lspcheck.mjs" "$@") >/dev/null 2>&1 || rc=1
+	rm -rf "$dir"
+	return "$rc"
+}
+
+# check_npm_servers runs each npm language server once through initialize.
+check_npm_servers() {
+	local bad=0 cmd
+	for cmd in "bash-language-server start" "yaml-language-server --stdio" \
+		"vscode-html-language-server --stdio" "vscode-css-language-server --stdio" \
+		"vscode-json-language-server --stdio" "vscode-eslint-language-server --stdio" \
+		"docker-langserver --stdio" "intelephense --stdio" "vue-language-server --stdio" \
+		"svelteserver --stdio" "tailwindcss-language-server --stdio" "tombi lsp" \
+		"sql-language-server up --method stdio" "graphql-lsp server -m stream" "tsc --lsp --stdio"; do
+		# shellcheck disable=SC2086
+		lsp_ok $cmd || { say "broken: $cmd does not answer initialize"; bad=1; }
+	done
+	LSPCHECK_INIT_OPTIONS="{\"typescript\":{\"tsdk\":\"$servers/node_modules/typescript/lib\"}}" lsp_ok astro-ls --stdio ||
+		{ say "broken: astro-ls --stdio does not answer initialize"; bad=1; }
+	"$bin/tsc" --version 2>/dev/null | grep -q '^Version 7\.' || { say "broken: $bin/tsc --version is not TypeScript 7"; bad=1; }
+	if [ "$bad" != 0 ]; then
+		say "npm language servers are broken; remove $servers and run scripts/setup.sh servers again"
+		exit 1
+	fi
+}
+
+# install_go_servers builds the Go language servers of GO_SERVERS into
+# $bin, each once per pinned version (a stamp file records it).
+install_go_servers() {
+	local entry name mod
+	for entry in "${GO_SERVERS[@]}"; do
+		name=${entry%% *}
+		mod=${entry#* }
+		if [ -x "$bin/$name" ] && [ "$(cat "$bin/.$name.version" 2>/dev/null)" = "$mod" ]; then
+			continue
+		fi
+		say "building $mod into $bin"
+		mkdir -p "$bin"
+		GOBIN="$bin" GOFLAGS=-mod=mod go install "$mod"
+		echo "$mod" >"$bin/.$name.version"
+	done
+	check_go_servers
+}
+
+check_go_servers() {
+	local bad=0
+	lsp_ok terraform-ls serve || { say "broken: terraform-ls serve does not answer initialize"; bad=1; }
+	lsp_ok buf lsp serve || { say "broken: buf lsp serve does not answer initialize"; bad=1; }
+	lsp_ok efm-langserver || { say "broken: efm-langserver does not answer initialize"; bad=1; }
+	lsp_ok templ lsp || { say "broken: templ lsp does not answer initialize"; bad=1; }
+	[ "$bad" = 0 ] || exit 1
+}
+
+# install_apt_servers installs APT_SERVERS from Debian packages, as root on
+# a fresh CI machine; elsewhere it says what to install.
+install_apt_servers() {
+	local missing=() p
+	for p in "${APT_SERVERS[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ "${#missing[@]}" = 0 ]; then
+		check_apt_servers
+		return
+	fi
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		say "installing ${missing[*]} from Debian packages"
+		apt-get update -qq >&2 || true
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+	else
+		say "missing Debian packages: install them (sudo apt-get install ${missing[*]})"
+		exit 1
+	fi
+	check_apt_servers
+}
+
+check_apt_servers() {
+	local bad=0
+	lsp_ok ccls || { say "broken: ccls does not answer initialize"; bad=1; }
+	lsp_ok pylsp || { say "broken: pylsp does not answer initialize"; bad=1; }
+	lsp_ok fortls || { say "broken: fortls does not answer initialize"; bad=1; }
+	run_ok shellcheck --version || { say "broken: shellcheck --version fails"; bad=1; }
+	[ "$bad" = 0 ] || exit 1
+}
+
+install_servers() {
+	install_apt_servers
+	install_go_servers
+	install_npm_servers
+}
+
 case "${1:-all}" in
 --print-path) print_path ;;
 --check) check_all ;;
@@ -126,9 +263,14 @@ all)
 	install_gopls
 	install_npm_peers
 	install_clangd
+	install_servers
+	;;
+servers)
+	lock
+	install_servers
 	;;
 *)
-	say "unknown argument $1 (want: all, gopls, --check, --print-path)"
+	say "unknown argument $1 (want: all, gopls, servers, --check, --print-path)"
 	exit 2
 	;;
 esac

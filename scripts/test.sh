@@ -8,9 +8,10 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# A cache named by ACP_LSP_PEERS (shared between checkouts) is used as is.
+export ACP_LSP_PEERS="${ACP_LSP_PEERS:-$root/.cache}"
 "$root/scripts/setup.sh" all
 eval "$("$root/scripts/setup.sh" --print-path)"
-export ACP_LSP_PEERS="$root/.cache"
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))

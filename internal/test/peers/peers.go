@@ -29,10 +29,11 @@ func ModuleRoot() string {
 }
 
 // SearchPath returns the folders Find looks in, in order: the pinned cache
-// first, then PATH.
+// first (its Go binaries, the test peers, the language servers), then PATH.
 func SearchPath() []string {
 	d := Dir()
-	dirs := []string{filepath.Join(d, "bin"), filepath.Join(d, "peers", "node_modules", ".bin")}
+	dirs := []string{filepath.Join(d, "bin"), filepath.Join(d, "peers", "node_modules", ".bin"),
+		filepath.Join(d, "servers", "node_modules", ".bin")}
 	return append(dirs, filepath.SplitList(os.Getenv("PATH"))...)
 }
 

@@ -1,0 +1,3 @@
+#include "greet.h"
+
+const char *greet(const char *name) { return name; }

@@ -1,0 +1,4 @@
+#ifndef GREET_H
+#define GREET_H
+const char *greet(const char *name);
+#endif

@@ -1,0 +1,3 @@
+#include "greet.hpp"
+
+std::string greet(const std::string &name) { return "hello, " + name; }

@@ -1,0 +1,6 @@
+"""greet.py defines greet, which main.py uses."""
+
+
+def greet(name):
+    """Return a greeting for name."""
+    return "hello, " + name

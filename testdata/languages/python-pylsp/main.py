@@ -1,0 +1,4 @@
+from greet import greet
+
+print(greet("world"))
+print(undefined_name)

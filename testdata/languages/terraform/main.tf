@@ -1,0 +1,6 @@
+output "message" {
+  value = var.greeting
+}
+
+output "broken" {
+  value = var.greeting

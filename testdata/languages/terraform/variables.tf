@@ -1,0 +1,4 @@
+variable "greeting" {
+  type    = string
+  default = "hello"
+}

@@ -1,0 +1,4 @@
+// lib.ts defines greet, which main.ts uses.
+export function greet(name: string): string {
+  return "hello, " + name;
+}

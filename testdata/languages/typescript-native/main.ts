@@ -1,0 +1,4 @@
+import { greet } from "./lib";
+
+console.log(greet("world"));
+console.log(undefinedThing);
