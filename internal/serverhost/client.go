@@ -178,6 +178,7 @@ func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 			}
 		}
 		conn = newLink(uc, c.handle)
+		conn.start()
 		c.mu.Lock()
 		roots := slices.Clone(c.roots)
 		c.mu.Unlock()
@@ -581,6 +582,7 @@ func withHost(ctx context.Context, cfg Config, f func(*link) error) error {
 		return fmt.Errorf("server host: %w", ErrNoHost)
 	}
 	conn := newLink(uc, nil)
+	conn.start()
 	defer conn.Close()
 	if err := f(conn); err != nil {
 		var we *wireError

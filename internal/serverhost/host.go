@@ -282,6 +282,7 @@ func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	h.clients[hc] = true
 	h.idle.Stop()
 	h.mu.Unlock()
+	conn.start()
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()

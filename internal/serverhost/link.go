@@ -146,13 +146,17 @@ type link struct {
 	err     error         // why (under mu, set before done closes)
 }
 
-// newLink starts reading conn; handle (nil: nothing is expected) gets the
-// calls and notifications.
+// newLink makes a link over conn; handle (nil: nothing is expected) gets
+// the calls and notifications once start is called. Reading waits for
+// start so that what handle uses (the link itself, kept by its owner) is
+// set up before the first message can arrive: a client sends its first
+// call the moment it connects.
 func newLink(conn net.Conn, handle func(message)) *link {
-	l := &link{conn: conn, handle: handle, pending: map[uint64]chan message{}, done: make(chan struct{})}
-	go l.read()
-	return l
+	return &link{conn: conn, handle: handle, pending: map[uint64]chan message{}, done: make(chan struct{})}
 }
+
+// start starts reading; once only.
+func (l *link) start() { go l.read() }
 
 func (l *link) read() {
 	r := bufio.NewReaderSize(l.conn, 64<<10)
