@@ -479,7 +479,13 @@ func DefaultServers() []ServerConfig {
 		// Scripting languages.
 		{
 			Name: "lua-language-server", Command: "lua-language-server", Language: "lua",
-			Extensions:  []string{"lua"},
+			Extensions: []string{"lua"},
+			// Once its workspace is loaded ("Loading workspace") it
+			// diagnoses every file under progress of its own, which can
+			// outlast the load by minutes: its answers are complete
+			// meanwhile. (Titles are its English ones: acp-lsp asks for
+			// locale "en".)
+			Loading:     LoadSignals{QuietProgress: `^Diagnosing workspace`},
 			RootMarkers: []string{".luarc.json", ".luarc.jsonc", ".stylua.toml", "stylua.toml", ".git"},
 			Install: Install{
 				Linux:   "brew install lua-language-server",

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/acp-lsp/acp-lsp/internal/test/disk"
 	"github.com/acp-lsp/acp-lsp/internal/test/fakelsp"
+	"github.com/acp-lsp/acp-lsp/lsp/edit"
 )
 
 // transcriptEnv runs a built-in registry entry, unchanged but for the
@@ -45,6 +47,16 @@ func newTranscriptEnv(t *testing.T, name, root string) *transcriptEnv {
 	if len(init) == 0 {
 		t.Fatalf("%s.txtar has no initialize.json", name)
 	}
+	// The fake counts positions in the encoding the answer claims.
+	var caps struct {
+		Capabilities struct {
+			PositionEncoding string `json:"positionEncoding"`
+		} `json:"capabilities"`
+	}
+	if err := decode(init, &caps); err != nil {
+		t.Fatalf("%s.txtar: initialize.json: %v", name, err)
+	}
+	script.PositionEncoding = caps.Capabilities.PositionEncoding
 	if script.Methods == nil {
 		script.Methods = map[string]fakelsp.Behavior{}
 	}
@@ -60,7 +72,9 @@ func newTranscriptEnv(t *testing.T, name, root string) *transcriptEnv {
 	}
 	cfg := DefaultServers()[i]
 	cfg.Command = fakeBinary(t)
-	cfg.Args = append(slices.Clone(cfg.Args), fakelsp.Args(scriptFile, e.record)...)
+	// The fake's flags first, then the entry's own arguments as they are
+	// ("--lsp", "language-server"), after "--" so they end its flags.
+	cfg.Args = append(append(fakelsp.Args(scriptFile, e.record), "--"), cfg.Args...)
 	e.m, err = NewManager(Options{Roots: []string{root}, Servers: []ServerConfig{cfg}, DataDir: e.dataDir,
 		Timeouts: Timeouts{Request: Duration(time.Minute), Loading: Duration(time.Minute), Shutdown: Duration(300 * time.Millisecond), Idle: Duration(-1)}})
 	if err != nil {
@@ -163,5 +177,122 @@ func TestTranscriptJdtls(t *testing.T) {
 		if !strings.HasPrefix(d, filepath.Join(e.dataDir, "jdtls")+string(filepath.Separator)) {
 			t.Errorf("-data %s: want a folder under %s", d, filepath.Join(e.dataDir, "jdtls"))
 		}
+	}
+}
+
+// transcriptText is the file every table case asks about: a declaration
+// to list and find, and a word after a non-ASCII letter, so a position
+// sent in UTF-16 lands on it only when converted to the server's encoding.
+const transcriptText = "package fake\nfunc Foo() {}\nvar é, y = Foo\n"
+
+// TestTranscripts runs each scripted transcript of a server that cannot
+// be installed here (testdata/transcripts/NAME.txtar, whose header says
+// what it is scripted from) through its registry entry, with only the
+// program replaced: the file routes to the server and its root marker
+// makes the project folder its root; initialize negotiates the encoding
+// the server claims, and positions are converted to it; while the
+// server's load progress runs its answers read as loading, with its
+// title, and once it ends as ready (work the entry's LoadSignals call no
+// load, such as lua-language-server's workspace diagnosis, leaves it
+// ready); its dynamic registrations are in force and its
+// workspace/configuration requests answered; and hover, definition and
+// documentSymbol are answered.
+func TestTranscripts(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		marker  string // root marker, in proj/
+		file    string // the file asked about, in proj/
+		enc     string
+		loading string   // title of its load progress; "" for a server that loads nothing
+		regs    []string // methods it registers
+		configs int      // workspace/configuration requests it sends
+	}{
+		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", "Loading workspace", nil, 0},
+		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", []string{"workspace/didChangeWatchedFiles"}, 0},
+		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", nil, 0},
+		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", nil, 0},
+		{"lua-language-server", ".luarc.json", "init.lua", "utf-16", "Loading workspace", nil, 1},
+		{"elixir-ls", "mix.exs", "lib/app.ex", "utf-16", "Building", []string{"workspace/didChangeWatchedFiles"}, 1},
+		{"haskell-language-server", "cabal.project", "src/Main.hs", "utf-16", "Setting up proj (for src/Main.hs)", nil, 1},
+		{"ocamllsp", "dune-project", "bin/main.ml", "utf-16", "", nil, 0},
+		{"zls", "build.zig", "src/main.zig", "utf-8", "", []string{"workspace/didChangeConfiguration"}, 1},
+		{"dart", "pubspec.yaml", "lib/main.dart", "utf-16", "Analyzing…", []string{"workspace/didChangeWatchedFiles"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := disk.Tree(t, map[string]string{"proj/" + tc.marker: "\n", "proj/" + tc.file: transcriptText})
+			root, file := filepath.Join(ws, "proj"), filepath.Join(ws, "proj", tc.file)
+			if got := ServersFor(DefaultServers(), file); len(got) == 0 || got[0].Name != tc.name {
+				t.Fatalf("%s routes to %v, want %s first", tc.file, got, tc.name)
+			}
+			e := newTranscriptEnv(t, tc.name, ws)
+			ctx := t.Context()
+			uri := mustString(edit.URIFromPath(file))
+			symbols := json.RawMessage(`{"textDocument":{"uri":` + uri + `}}`)
+
+			// The first request lands in the load, which ends after it.
+			a, err := e.m.Ask(ctx, file, "textDocument/documentSymbol", symbols)
+			if err != nil {
+				t.Fatalf("document symbols while loading: %v", err)
+			}
+			titles := func(r Readiness) []string {
+				var out []string
+				for _, p := range r.Progress {
+					out = append(out, p.Title)
+				}
+				return out
+			}
+			switch {
+			case tc.loading != "" && (a.Readiness.State != ReadyLoading || !slices.Contains(titles(a.Readiness), tc.loading)):
+				t.Errorf("first answer %s %q, want loading with %q", a.Readiness.State, titles(a.Readiness), tc.loading)
+			case tc.loading == "" && (a.Readiness.State != Ready || !strings.Contains(string(a.Result), `"Foo"`)):
+				t.Errorf("first answer %s %s, want ready and complete (it loads nothing)", a.Readiness.State, a.Result)
+			}
+			// A guard against hanging on a server never read as ready.
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if r, err := e.m.WaitReady(wctx, file); err != nil {
+				t.Fatalf("wait ready: %v; last %s %q", err, r.State, titles(r))
+			}
+
+			// y follows é: 7 UTF-16 units in, 8 bytes.
+			hov, err := e.m.Ask(ctx, file, "textDocument/hover", json.RawMessage(`{"textDocument":{"uri":`+uri+`},"position":{"line":2,"character":7}}`))
+			if err != nil || hov.Readiness.State != Ready || !strings.Contains(string(hov.Result), fakelsp.HoverPrefix+"y") {
+				t.Errorf("hover on y: %s %s, %v; want the hover of y, ready", hov.Readiness.State, hov.Result, err)
+			}
+			def, err := definition(ctx, e.m, file, Position{Line: 2, Character: 11})
+			if err != nil || !strings.Contains(string(def), uri) || !strings.Contains(string(def), `"start":{"line":1,"character":5}`) {
+				t.Errorf("definition of Foo: %s, %v; want func Foo at 1:5", def, err)
+			}
+			if a, err = e.m.Ask(ctx, file, "textDocument/documentSymbol", symbols); err != nil || a.Readiness.State != Ready || !strings.Contains(string(a.Result), `"Foo"`) {
+				t.Errorf("document symbols once ready: %s %s, %v", a.Readiness.State, a.Result, err)
+			}
+
+			st := e.m.Servers()
+			if len(st) != 1 || st[0].Name != tc.name || st[0].Root != root || string(st[0].Encoding) != tc.enc {
+				t.Fatalf("status %+v: want one %s at %s speaking %s", st, tc.name, root, tc.enc)
+			}
+			var regs []string
+			for _, r := range st[0].Registrations {
+				regs = append(regs, r.Method)
+			}
+			if !slices.Equal(regs, tc.regs) {
+				t.Errorf("registrations %q, want %q", regs, tc.regs)
+			}
+			configs := 0
+			for _, m := range e.messages(t) {
+				if m.Kind != "response" {
+					continue
+				}
+				if len(m.Error) > 0 {
+					t.Errorf("%s answered with error %s", m.Method, m.Error)
+				}
+				if m.Method == "workspace/configuration" {
+					configs++
+				}
+			}
+			if configs != tc.configs {
+				t.Errorf("%d workspace/configuration answered, want %d", configs, tc.configs)
+			}
+		})
 	}
 }

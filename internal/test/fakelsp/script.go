@@ -178,6 +178,14 @@ type Indexing struct {
 	Duration Duration `json:"duration,omitempty"`
 	// Token is the progress token; empty means "fakelsp/indexing".
 	Token string `json:"token,omitempty"`
+	// Title is the title of the progress begin; empty means "Indexing".
+	// Transcripts of real servers give their own ("Loading workspace").
+	Title string `json:"title,omitempty"`
+	// Then is the title of work-done progress (token Token+"/then")
+	// begun just before the window ends and never ended: work that
+	// follows a load and is not loading, as lua-language-server's
+	// workspace diagnosis ("Diagnosing workspace") follows its load.
+	Then string `json:"then,omitempty"`
 	// Eager sends the $/progress begin right after the create request,
 	// while handling initialized, without waiting for the client's answer
 	// (servers do this). Every request the client sends after initialized

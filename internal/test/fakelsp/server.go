@@ -69,6 +69,7 @@ type Server struct {
 	pullOK         bool                     // pull diagnostics registered (dynamic)
 	cancels        map[string]chan struct{} // pending delayed requests by id
 	answers        map[string]chan Message  // server→client requests by id
+	asked          map[string]string        // their methods by id, for the record
 	nextID         int
 
 	ready           chan struct{} // closed when the client answered the registration and ClientRequests
@@ -91,6 +92,7 @@ func New(script Script, record io.Writer) *Server {
 		enc:         "utf-16",
 		cancels:     map[string]chan struct{}{},
 		answers:     map[string]chan Message{},
+		asked:       map[string]string{},
 		endIndexing: make(chan struct{}),
 		ready:       make(chan struct{}),
 	}
@@ -290,6 +292,7 @@ func (s *Server) send(method string, params any) (chan Message, error) {
 	id := strconv.Itoa(s.nextID)
 	ch := make(chan Message, 1)
 	s.answers[id] = ch
+	s.asked[id] = method
 	s.mu.Unlock()
 	if params == nil {
 		params = json.RawMessage("null")
@@ -312,8 +315,10 @@ func (s *Server) handle(ctx context.Context, wg *sync.WaitGroup, body []byte) er
 		s.mu.Lock()
 		ch := s.answers[string(m.ID)]
 		delete(s.answers, string(m.ID))
+		method := s.asked[string(m.ID)]
+		delete(s.asked, string(m.ID))
 		s.mu.Unlock()
-		msg := Message{Kind: "response", ID: m.ID, Result: m.Result, Error: m.Error}
+		msg := Message{Kind: "response", ID: m.ID, Method: method, Result: m.Result, Error: m.Error}
 		if ch != nil {
 			ch <- msg
 		}
@@ -397,6 +402,11 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 	case b.Error != 0:
 		answer = func() error { return s.replyError(m.ID, b.Error, b.ErrorMessage) }
 	case b.Result != nil:
+		if m.Method == "initialize" {
+			// A scripted answer still sets the encoding the fake counts in
+			// (Script.PositionEncoding), which the answer should claim.
+			s.initialize(m.Params)
+		}
 		answer = func() error { return s.reply(m.ID, b.Result) }
 	default:
 		result, code, msg := s.answer(ctx, wg, m)
@@ -671,6 +681,14 @@ func (s *Server) indexToken() string {
 	return "fakelsp/indexing"
 }
 
+// indexTitle is the title of the indexing window's progress.
+func (s *Server) indexTitle() string {
+	if s.script.Indexing.Title != "" {
+		return s.script.Indexing.Title
+	}
+	return "Indexing"
+}
+
 // registration registers pull diagnostics (DiagDynamic).
 var registration = map[string]any{
 	"registrations": []any{map[string]any{
@@ -749,6 +767,9 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 	}
 	s.mu.Unlock()
 	ix := s.script.Indexing
+	if ix.Then != "" && s.notify("$/progress", map[string]any{"token": s.indexToken() + "/then", "value": map[string]any{"kind": "begin", "title": ix.Then}}) != nil {
+		return
+	}
 	if !ix.Silent && s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}) != nil {
 		return
 	}
@@ -795,7 +816,7 @@ func (s *Server) openWindow() error {
 	s.mu.Lock()
 	s.indexing = true
 	s.mu.Unlock()
-	if err := s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "begin", "title": "Indexing", "percentage": 0}}); err != nil {
+	if err := s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "begin", "title": s.indexTitle(), "percentage": 0}}); err != nil {
 		return err
 	}
 	if r := s.script.Indexing.Report; r != "" {
