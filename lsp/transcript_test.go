@@ -207,7 +207,7 @@ func TestTranscripts(t *testing.T) {
 		regs    []string // methods it registers
 		configs int      // workspace/configuration requests it sends
 	}{
-		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", "Loading workspace", nil, 0},
+		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", `Loading workspace folder "/src/proj"..`, nil, 0},
 		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", []string{"workspace/didChangeWatchedFiles"}, 0},
 		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", nil, 0},
 		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", nil, 0},
@@ -260,7 +260,16 @@ func TestTranscripts(t *testing.T) {
 				t.Errorf("hover on y: %s %s, %v; want the hover of y, ready", hov.Readiness.State, hov.Result, err)
 			}
 			def, err := definition(ctx, e.m, file, Position{Line: 2, Character: 11})
-			if err != nil || !strings.Contains(string(def), uri) || !strings.Contains(string(def), `"start":{"line":1,"character":5}`) {
+			var locs []struct {
+				URI   string `json:"uri"`
+				Range struct {
+					Start Position `json:"start"`
+				} `json:"range"`
+			}
+			if err == nil {
+				err = decode(def, &locs)
+			}
+			if err != nil || len(locs) != 1 || `"`+locs[0].URI+`"` != uri || locs[0].Range.Start != (Position{Line: 1, Character: 5}) {
 				t.Errorf("definition of Foo: %s, %v; want func Foo at 1:5", def, err)
 			}
 			if a, err = e.m.Ask(ctx, file, "textDocument/documentSymbol", symbols); err != nil || a.Readiness.State != Ready || !strings.Contains(string(a.Result), `"Foo"`) {
