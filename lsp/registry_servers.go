@@ -535,7 +535,12 @@ func DefaultServers() []ServerConfig {
 		// Functional languages.
 		{
 			Name: "elixir-ls", Command: "elixir-ls", Language: "elixir",
-			Extensions:  []string{"ex", "exs", "heex", "eex"},
+			Extensions: []string{"ex", "exs", "heex", "eex"},
+			// It builds the project on start (mix compile) and reports
+			// no progress while it does; its log line at the build's end
+			// is what its own tests wait for ("Mix project load took"
+			// with autoBuild off).
+			Loading:     LoadSignals{DoneLog: `^(Compile|Mix project load) took \d+ milliseconds`},
 			LanguageIDs: map[string]string{"heex": "phoenix-heex", "eex": "eex"},
 			RootMarkers: []string{"mix.exs", ".git"},
 			Install: Install{
