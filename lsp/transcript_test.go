@@ -212,11 +212,11 @@ func TestTranscripts(t *testing.T) {
 		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", `Loading workspace folder "/src/proj"..`, true, nil, 0},
 		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", true, []string{"workspace/didChangeWatchedFiles"}, 0},
 		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", true, nil, 0},
-		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", true, nil, 0},
+		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", true, []string{"workspace/didChangeWatchedFiles"}, 0},
 		{"lua-language-server", ".luarc.json", "init.lua", "utf-16", "Loading workspace", true, nil, 1},
 		{"elixir-ls", "mix.exs", "lib/app.ex", "utf-16", "", true, []string{"workspace/didChangeWatchedFiles"}, 1},
 		{"haskell-language-server", "cabal.project", "src/Main.hs", "utf-16", "Setting up proj (for src/Main.hs)", true, nil, 1},
-		{"ocamllsp", "dune-project", "bin/main.ml", "utf-16", "", false, nil, 0},
+		{"ocamllsp", "dune-project", "bin/main.ml", "utf-8", "", false, nil, 0},
 		{"zls", "build.zig", "src/main.zig", "utf-8", "", false, []string{"workspace/didChangeConfiguration"}, 1},
 		{"dart", "pubspec.yaml", "lib/main.dart", "utf-16", "Analyzing…", true, []string{"workspace/didChangeWatchedFiles"}, 1},
 	} {
