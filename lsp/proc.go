@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -929,8 +930,16 @@ func (p *proc) initialize(ctx context.Context) error {
 	if err := decode(res.Capabilities, &p.caps); err != nil {
 		return fmt.Errorf("initialize %s: capabilities: %w", p.srv.cfg.Name, err)
 	}
+	// lua-language-server answers offsetEncoding inside its capabilities
+	// rather than beside them, as clangd does.
+	var inCaps struct {
+		OffsetEncoding string `json:"offsetEncoding"`
+	}
+	if err := decode(res.Capabilities, &inCaps); err != nil {
+		return fmt.Errorf("initialize %s: capabilities: %w", p.srv.cfg.Name, err)
+	}
 	if p.caps.PositionEncoding == "" {
-		p.caps.PositionEncoding = res.OffsetEncoding
+		p.caps.PositionEncoding = cmp.Or(res.OffsetEncoding, inCaps.OffsetEncoding)
 	}
 	if enc, err := position.ParseEncoding(p.caps.PositionEncoding); err == nil {
 		p.enc = enc

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -47,16 +48,18 @@ func newTranscriptEnv(t *testing.T, name, root string) *transcriptEnv {
 	if len(init) == 0 {
 		t.Fatalf("%s.txtar has no initialize.json", name)
 	}
-	// The fake counts positions in the encoding the answer claims.
+	// The fake counts positions in the encoding the answer claims, in
+	// either form (offsetEncoding is clangd's, which LuaLS answers too).
 	var caps struct {
 		Capabilities struct {
 			PositionEncoding string `json:"positionEncoding"`
+			OffsetEncoding   string `json:"offsetEncoding"`
 		} `json:"capabilities"`
 	}
 	if err := decode(init, &caps); err != nil {
 		t.Fatalf("%s.txtar: initialize.json: %v", name, err)
 	}
-	script.PositionEncoding = caps.Capabilities.PositionEncoding
+	script.PositionEncoding = cmp.Or(caps.Capabilities.PositionEncoding, caps.Capabilities.OffsetEncoding)
 	if script.Methods == nil {
 		script.Methods = map[string]fakelsp.Behavior{}
 	}
@@ -213,7 +216,7 @@ func TestTranscripts(t *testing.T) {
 		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", true, []string{"workspace/didChangeWatchedFiles"}, 0},
 		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", true, nil, 0},
 		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", true, []string{"workspace/didChangeWatchedFiles"}, 0},
-		{"lua-language-server", ".luarc.json", "init.lua", "utf-16", "Loading workspace", true, nil, 1},
+		{"lua-language-server", ".luarc.json", "init.lua", "utf-8", "Loading workspace", true, nil, 1},
 		{"elixir-ls", "mix.exs", "lib/app.ex", "utf-16", "", true, []string{"workspace/didChangeWatchedFiles"}, 1},
 		{"haskell-language-server", "cabal.project", "src/Main.hs", "utf-16", "Setting up proj (for src/Main.hs)", true, nil, 1},
 		{"ocamllsp", "dune-project", "bin/main.ml", "utf-8", "", false, nil, 0},
@@ -279,8 +282,11 @@ func TestTranscripts(t *testing.T) {
 			}
 
 			st := e.m.Servers()
-			if len(st) != 1 || st[0].Name != tc.name || st[0].Root != root || string(st[0].Encoding) != tc.enc {
-				t.Fatalf("status %+v: want one %s at %s speaking %s", st, tc.name, root, tc.enc)
+			if len(st) != 1 {
+				t.Fatalf("%d servers, want one", len(st))
+			}
+			if st[0].Name != tc.name || st[0].Root != root || string(st[0].Encoding) != tc.enc {
+				t.Fatalf("%s at %s speaking %s, want %s at %s speaking %s", st[0].Name, st[0].Root, st[0].Encoding, tc.name, root, tc.enc)
 			}
 			var regs []string
 			for _, r := range st[0].Registrations {
