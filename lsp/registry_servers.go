@@ -480,12 +480,15 @@ func DefaultServers() []ServerConfig {
 		{
 			Name: "lua-language-server", Command: "lua-language-server", Language: "lua",
 			Extensions: []string{"lua"},
-			// Once its workspace is loaded ("Loading workspace") it
-			// diagnoses every file under progress of its own, which can
-			// outlast the load by minutes: its answers are complete
-			// meanwhile. (Titles are its English ones: acp-lsp asks for
-			// locale "en".)
-			Loading:     LoadSignals{QuietProgress: `^Diagnosing workspace`},
+			// Only "Loading workspace" (and "Initializing...") is its
+			// load. Once loaded it diagnoses every file ("Diagnosing
+			// workspace", which can outlast the load by minutes), and any
+			// request, parse or diagnosis taking over half a second gets
+			// progress of its own ("Processing hover...", "Searching in
+			// files...", "Compiling", "Diagnosing"): its answers are
+			// complete meanwhile. (Titles are its English ones: acp-lsp
+			// asks for locale "en".)
+			Loading:     LoadSignals{QuietProgress: `^(Diagnosing|Processing |Searching in files|Compiling)`},
 			RootMarkers: []string{".luarc.json", ".luarc.jsonc", ".stylua.toml", "stylua.toml", ".git"},
 			Install: Install{
 				Linux:   "brew install lua-language-server",

@@ -145,8 +145,13 @@ type Behavior struct {
 	// FloodProgress sends this many $/progress notifications before the
 	// answer; FloodDiagnostics this many publishDiagnostics for the
 	// request's document (same diagnostics, current version).
-	FloodProgress    int `json:"floodProgress,omitempty"`
-	FloodDiagnostics int `json:"floodDiagnostics,omitempty"`
+	FloodProgress int `json:"floodProgress,omitempty"`
+	// Progress, when set, is the title of work-done progress begun just
+	// before the answer and ended just after it (answers without Delay
+	// only), as lua-language-server reports a request that takes it over
+	// half a second ("Processing hover...").
+	Progress         string `json:"progress,omitempty"`
+	FloodDiagnostics int    `json:"floodDiagnostics,omitempty"`
 	// StopReading stops the server reading its input for good on receiving
 	// the request (it never answers it): the client's writes then block
 	// once the pipe is full.

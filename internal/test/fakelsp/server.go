@@ -417,6 +417,13 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		}
 	}
 	if b.Delay <= 0 {
+		if b.Progress != "" {
+			tok := "fakelsp/request/" + string(m.ID)
+			if err := s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "begin", "title": b.Progress}}); err != nil {
+				return err
+			}
+			defer s.notify("$/progress", map[string]any{"token": tok, "value": map[string]any{"kind": "end"}})
+		}
 		err := answer()
 		if err == nil {
 			err = s.beginLate()
