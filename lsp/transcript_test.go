@@ -213,7 +213,7 @@ func TestTranscripts(t *testing.T) {
 		configs int      // workspace/configuration requests it sends
 	}{
 		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", `Loading workspace folder "/src/proj"..`, true, nil, 0},
-		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", true, []string{"workspace/didChangeWatchedFiles"}, 0},
+		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", true, []string{"workspace/didChangeWatchedFiles", "workspace/didChangeWatchedFiles"}, 0},
 		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", true, nil, 0},
 		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", true, []string{"workspace/didChangeWatchedFiles"}, 0},
 		{"lua-language-server", ".luarc.json", "init.lua", "utf-8", "Loading workspace", true, nil, 1},
