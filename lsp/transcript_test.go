@@ -220,7 +220,7 @@ func TestTranscripts(t *testing.T) {
 		{"elixir-ls", "mix.exs", "lib/app.ex", "utf-16", "", true, []string{"workspace/didChangeWatchedFiles"}, 1},
 		{"haskell-language-server", "cabal.project", "src/Main.hs", "utf-16", "Setting up proj (for src/Main.hs)", true, nil, 1},
 		{"ocamllsp", "dune-project", "bin/main.ml", "utf-8", "", false, nil, 0},
-		{"zls", "build.zig", "src/main.zig", "utf-8", "", false, []string{"workspace/didChangeConfiguration"}, 1},
+		{"zls", "build.zig", "src/main.zig", "utf-8", "Loading build configuration", true, []string{"workspace/didChangeConfiguration", "workspace/didChangeWatchedFiles"}, 1},
 		{"dart", "pubspec.yaml", "lib/main.dart", "utf-16", "Analyzing…", true, []string{"workspace/didChangeWatchedFiles"}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
