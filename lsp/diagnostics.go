@@ -386,6 +386,17 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 			fd.Verdict, fd.Detail = Failed, fmt.Sprintf("%s answered textDocument/diagnostic with items that are not an array", s.cfg.Name)
 			return fd
 		}
+		if rep.Kind != "unchanged" && p.enc != position.UTF16 {
+			// As pushed ones are (publishDiagnostics): kept, and
+			// reported, in UTF-16; an unchanged report reuses them.
+			c := newConverter(p.enc, position.UTF16, p.openText, p.srv.mgr.opts.MaxFileSize)
+			out, err := c.convert(items, d.uri)
+			if err != nil {
+				fd.Verdict, fd.Detail = Failed, fmt.Sprintf("%s's textDocument/diagnostic: %v", s.cfg.Name, err)
+				return fd
+			}
+			items = out
+		}
 		p.mu.Lock()
 		if doc := p.docs[d.path]; doc != nil {
 			if doc.pull == nil {

@@ -184,9 +184,10 @@ func TestTranscriptJdtls(t *testing.T) {
 }
 
 // transcriptText is the file every table case asks about: a declaration
-// to list and find, and a word after a non-ASCII letter, so a position
-// sent in UTF-16 lands on it only when converted to the server's encoding.
-const transcriptText = "package fake\nfunc Foo() {}\nvar é, y = Foo\n"
+// to list and find, and a word and an error after non-ASCII letters, so a
+// position sent in UTF-16 lands on the word, and the error's comes back
+// right, only when converted to and from the server's encoding.
+const transcriptText = "package fake\nfunc Foo() {}\nvar é, y = Foo\nvar ü = ERROR\n"
 
 // TestTranscripts runs each scripted transcript of a server that cannot
 // be installed here (testdata/transcripts/NAME.txtar, whose header says
@@ -200,7 +201,7 @@ const transcriptText = "package fake\nfunc Foo() {}\nvar é, y = Foo\n"
 // load, such as lua-language-server's workspace diagnosis, leaves it
 // ready); its dynamic registrations are in force and its
 // workspace/configuration requests answered; and hover, definition and
-// documentSymbol are answered.
+// documentSymbol are answered and its diagnostics arrive.
 func TestTranscripts(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -212,7 +213,14 @@ func TestTranscripts(t *testing.T) {
 		regs    []string // methods it registers
 		configs int      // workspace/configuration requests it sends
 	}{
-		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", `Loading workspace folder "/src/proj"..`, true, nil, 0},
+		{"csharp-ls", "App.csproj", "Program.cs", "utf-16", `Loading workspace folder "/src/proj"..`, true, []string{
+			"textDocument/prepareCallHierarchy", "textDocument/codeAction", "textDocument/completion", "textDocument/definition",
+			"textDocument/diagnostic", "textDocument/formatting", "textDocument/documentSymbol", "workspace/executeCommand",
+			"textDocument/hover", "textDocument/implementation", "textDocument/references", "textDocument/rename",
+			"textDocument/signatureHelp", "textDocument/didOpen", "textDocument/didChange", "textDocument/didSave",
+			"textDocument/didClose", "textDocument/typeDefinition", "textDocument/prepareTypeHierarchy",
+			"workspace/didChangeWatchedFiles", "workspace/symbol",
+		}, 1},
 		{"ruby-lsp", "Gemfile", "lib/app.rb", "utf-8", "Ruby LSP: indexing files", true, []string{"workspace/didChangeWatchedFiles", "workspace/didChangeWatchedFiles"}, 0},
 		{"kotlin-language-server", "settings.gradle.kts", "src/main/kotlin/App.kt", "utf-16", "Indexing", true, nil, 0},
 		{"sourcekit-lsp", "Package.swift", "Sources/App/main.swift", "utf-16", "Indexing", true, []string{"workspace/didChangeWatchedFiles"}, 0},
@@ -279,6 +287,21 @@ func TestTranscripts(t *testing.T) {
 			}
 			if a, err = e.m.Ask(ctx, file, "textDocument/documentSymbol", symbols); err != nil || a.Readiness.State != Ready || !strings.Contains(string(a.Result), `"Foo"`) {
 				t.Errorf("document symbols once ready: %s %s, %v", a.Readiness.State, a.Result, err)
+			}
+
+			// Pushed or pulled, as the server offers (statically or by
+			// registration); ERROR is 8 UTF-16 units in, 9 bytes.
+			rep, err := e.m.Diagnostics(ctx, []string{file}, DiagnosticsOptions{Timeout: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var diags []struct {
+				Range struct {
+					Start Position `json:"start"`
+				} `json:"range"`
+			}
+			if fd := rep.Files[0]; fd.Verdict != Fresh || decode(fd.Diagnostics, &diags) != nil || len(diags) != 1 || diags[0].Range.Start != (Position{Line: 3, Character: 8}) {
+				t.Errorf("diagnostics: %s %s (%s); want one, fresh, at 3:8", fd.Verdict, fd.Diagnostics, fd.Detail)
 			}
 
 			st := e.m.Servers()
