@@ -44,6 +44,12 @@ type Script struct {
 	// answered them.
 	ClientRequests []ClientRequest `json:"clientRequests,omitempty"`
 
+	// BeforeInitialized sends the ClientRequests, the dynamic registration
+	// and the indexing window's start right after the initialize answer,
+	// without waiting for the client's initialized notification, as
+	// ruby-lsp does.
+	BeforeInitialized bool `json:"beforeInitialized,omitempty"`
+
 	// Indexing, when set, makes the server report work-done progress
 	// (window/workDoneProgress/create, then $/progress begin) on
 	// initialized and end it after Indexing.Duration, or when EndIndexing

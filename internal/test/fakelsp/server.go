@@ -428,6 +428,9 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		if err == nil {
 			err = s.beginLate()
 		}
+		if err == nil && m.Method == "initialize" && s.script.BeforeInitialized {
+			err = s.onInitialized(ctx, wg)
+		}
 		if ix := s.script.Indexing; ix != nil && ix.EndAfter == m.Method && n >= max(ix.EndAfterCount, 1) {
 			s.EndIndexing()
 		}
@@ -579,29 +582,10 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		}
 		return errExit
 	case "initialized":
-		var registered chan Message
-		if s.script.Diagnostics == DiagDynamic {
-			var err error
-			if registered, err = s.send("client/registerCapability", registration); err != nil {
-				return err
-			}
+		if s.script.BeforeInitialized {
+			return nil
 		}
-		var created chan Message
-		if ix := s.script.Indexing; ix != nil && (ix.Silent || ix.Late) {
-			s.mu.Lock()
-			s.indexing = true
-			s.mu.Unlock()
-		} else if ix != nil && ix.Eager {
-			var err error
-			if created, err = s.begin(); err != nil {
-				return err
-			}
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.afterInitialized(ctx, registered, created)
-		}()
+		return s.onInitialized(ctx, wg)
 	case "$/cancelRequest":
 		var p struct {
 			ID json.RawMessage `json:"id"`
@@ -708,6 +692,36 @@ var registration = map[string]any{
 			"workspaceDiagnostics":  false,
 		},
 	}},
+}
+
+// onInitialized starts what the server does once initialized (on the
+// client's initialized, or right after its initialize answer with
+// Script.BeforeInitialized).
+func (s *Server) onInitialized(ctx context.Context, wg *sync.WaitGroup) error {
+	var registered chan Message
+	if s.script.Diagnostics == DiagDynamic {
+		var err error
+		if registered, err = s.send("client/registerCapability", registration); err != nil {
+			return err
+		}
+	}
+	var created chan Message
+	if ix := s.script.Indexing; ix != nil && (ix.Silent || ix.Late) {
+		s.mu.Lock()
+		s.indexing = true
+		s.mu.Unlock()
+	} else if ix != nil && ix.Eager {
+		var err error
+		if created, err = s.begin(); err != nil {
+			return err
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.afterInitialized(ctx, registered, created)
+	}()
+	return nil
 }
 
 // afterInitialized runs the server→client traffic a real server starts
