@@ -196,6 +196,20 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			rep.Errors = append(rep.Errors, "bytes rows: "+err.Error())
 			logf("bytes rows: %v", err)
 		}
+		// The other languages' projects are not part of a quick run: they
+		// need the pinned npm packages scripts/bench.sh installs.
+		for _, p := range BytesProjects {
+			if opts.Quick || rep.Bytes == nil {
+				break
+			}
+			pr, err := bytesProjectRuns(ctx, env, p, cols, logf)
+			if err != nil {
+				rep.Errors = append(rep.Errors, "bytes rows: "+err.Error())
+				logf("bytes rows: %v", err)
+				continue
+			}
+			rep.Bytes.Projects = append(rep.Bytes.Projects, pr)
+		}
 	}
 	rep.Machine = DescribeMachine(ctx, env, "")
 	rep.Machine.LoadStart = loadStart

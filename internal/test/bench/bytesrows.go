@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // The bytes rows (issue 22): what the model receives for the same
@@ -61,6 +63,11 @@ type BytesResult struct {
 	Target  *Target
 	// RefsTarget is the references row's question, Refs its right answer.
 	RefsTarget *Target
+	// Title, Server, Files and Ext name a project of another language
+	// (empty for the Go table); Projects are those tables, after Go's.
+	Title, Server, Ext string
+	Files              int
+	Projects           []*BytesResult
 }
 
 // bytesRuns asks every MCP column (the bare client's answer is no model's
@@ -129,7 +136,7 @@ func bytesRuns(ctx context.Context, env *Env, w *Workspace, cols []Column, logf 
 	}
 	res.Columns = append(res.Columns, "(d) grep, file reads, go build")
 	for ri, op := range bytesOps {
-		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, op, target(op), token))
+		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, goGrep, op, target(op), token))
 	}
 	return res, nil
 }
@@ -217,35 +224,64 @@ func codeLine(root, place string) string {
 	return strings.TrimSpace(lines[n-1])
 }
 
+// grepLang is what column (d) runs for one language: the files grep
+// looks in, the pattern of a declaration of a name, and the checker an
+// agent runs for a file's errors.
+type grepLang struct {
+	Include string
+	Decl    func(symbol string) string
+	// Check is the checker's command line for the edited file, run in the
+	// workspace's root.
+	Check func(editFile string) []string
+}
+
+// goGrep is column (d) for Go: `go build` of the file's package.
+var goGrep = grepLang{
+	Include: "*.go",
+	Decl:    func(s string) string { return `^(func|type|var|const) (\([^)]*\) )?` + s + `\b` },
+	Check:   func(f string) []string { return []string{"go", "build", "./" + filepath.Dir(f) + "/"} },
+}
+
 // grepAnswer is what an agent without a code tool reads to answer op:
-// the diagnostics from `go build` of the file's package; the places from
-// `grep -rn` (word match; for a definition, a declaration pattern) and a
-// read of grepWindow lines each side of every hit, overlapping reads of
-// one file merged, as an agent opens each hit to see what it is. Right
-// means the same places as the server's answer (or the error for
-// diagnostics); grep finds lines, so a name used twice on a line, or
-// found where it is not the symbol (another declaration, a comment, a
-// string), makes it not right.
-func grepAnswer(ctx context.Context, root string, wsEnv []string, op Op, t *Target, token string) *BytesCell {
+// the diagnostics from the language's checker (`go build` of the file's
+// package for Go); the places from `grep -rn` (word match; for a
+// definition or hover, a declaration pattern) and a read of grepWindow
+// lines each side of every hit, overlapping reads of one file merged, as
+// an agent opens each hit to see what it is. Right means the same places
+// as the server's answer (or the server's errors for diagnostics, the
+// server's signature for hover); grep finds lines, so a name used twice
+// on a line, or found where it is not the symbol (another declaration, a
+// comment, a string), makes it not right. The detail also gives the
+// bytes of whole-file reads of every file a hit names, the count of
+// blackwell-systems/agent-lsp's token-savings experiment.
+func grepAnswer(ctx context.Context, root string, wsEnv []string, lang grepLang, op Op, t *Target, token string) *BytesCell {
 	c := &BytesCell{}
 	if op == OpDiagnostics {
-		cmd := exec.CommandContext(ctx, "go", "build", "./"+filepath.Dir(t.EditFile)+"/")
+		argv := lang.Check(t.EditFile)
+		if p, err := peers.Find(argv[0]); err == nil {
+			argv[0] = p
+		}
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir, cmd.Env = root, wsEnv
 		out, _ := cmd.CombinedOutput()
 		c.Bytes = len(out)
 		c.Right, c.Why = judge(op, t, string(out), token)
 		c.Alone = c.Right
-		c.Detail = fmt.Sprintf("`go build ./%s/`", filepath.Dir(t.EditFile))
+		argv[0] = filepath.Base(argv[0])
+		c.Detail = fmt.Sprintf("`%s`", strings.Join(quoteArgs(argv), " "))
+		if !c.Right {
+			c.Why = "; " + c.Why
+		}
 		return c
 	}
 	symbol := t.UseSymbol
-	pattern, args := `\b`+symbol+`\b`, []string{"-rnw", "--include=*.go", symbol, "."}
+	pattern, args := `\b`+symbol+`\b`, []string{"-rnw", "--include=" + lang.Include, symbol, "."}
 	if op == OpDefinition || op == OpHover {
 		if op == OpHover {
 			symbol = t.HoverSymbol
 		}
-		pattern = `^(func|type|var|const) (\([^)]*\) )?` + symbol + `\b`
-		args = []string{"-rnE", "--include=*.go", pattern, "."}
+		pattern = lang.Decl(symbol)
+		args = []string{"-rnE", "--include=" + lang.Include, pattern, "."}
 	}
 	cmd := exec.CommandContext(ctx, "grep", args...)
 	cmd.Dir = root
@@ -266,19 +302,23 @@ func grepAnswer(ctx context.Context, root string, wsEnv []string, op Op, t *Targ
 		hits[file] = append(hits[file], n)
 		places = append(places, file+":"+line)
 	}
-	read := 0
+	read, whole := 0, 0
 	for file, lines := range hits {
 		b, err := os.ReadFile(filepath.Join(root, file))
 		if err != nil {
 			continue
 		}
 		read += windowBytes(strings.SplitAfter(string(b), "\n"), lines)
+		whole += len(b)
 	}
 	c.Bytes = len(out) + read
-	c.Detail = fmt.Sprintf("`grep %s`: %d hits, %d bytes; reads of ±%d lines: %d bytes", strings.Join(quoteArgs(args), " "), len(places), len(out), grepWindow, read)
+	c.Detail = fmt.Sprintf("`grep %s`: %d hits in %d files, %d bytes; reads of ±%d lines: %d bytes (whole files: %d bytes)", strings.Join(quoteArgs(args), " "), len(places), len(hits), len(out), grepWindow, read, whole)
 	switch op {
 	case OpHover:
 		c.Right, c.Why = judge(op, t, string(out), "")
+		if !c.Right {
+			c.Why = "; the server's signature is not in it (grep shows source lines)"
+		}
 	case OpDefinition:
 		c.Right = len(places) == 1 && places[0] == t.DeclFile+":"+strconv.Itoa(t.DeclLine)
 		if !c.Right {
@@ -340,11 +380,19 @@ func quoteArgs(args []string) []string {
 
 func (r *BytesResult) markdown(b *strings.Builder) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p("\n### What the model receives (issue 22)\n\n")
-	p("Bytes of the answer the model gets for each question, the same gopls under every tool: a tool's text content (every column answers text only), and for (d) what an agent without a code tool runs and reads: `go build` of the file's package for diagnostics, otherwise `grep -rn` and a read of %d lines each side of every hit (overlapping reads of a file merged), as it opens each hit to see what it is. ", grepWindow)
-	p("**Right**: the answer holds the right answer (the places gopls gives, each as often; the edit's error; the signature); **alone**: it is right and also shows the code line of every place, so the model needs no file read to judge a hit. ")
-	p("References are to `%s` (%s, %d places); definition of `%s` (%s:%d); hover on `%s`; diagnostics of `%s` with one type error written into it.\n\n",
-		r.RefsTarget.UseSymbol, r.RefsTarget.DeclFile, len(r.RefsTarget.Refs), r.Target.UseSymbol, r.Target.DeclFile, r.Target.DeclLine, r.Target.HoverSymbol, r.Target.EditFile)
+	if r.Title != "" {
+		p("\n#### %s\n\n", r.Title)
+		p("%d .%s files, %s under every column; the right answers are %s's own (asked by the bare client on the same edited copy): references to `%s` (%s:%d, %d places); definition of `%s` used in %s:%d (%s:%d); hover on `%s` (%s:%d), whose signature line is `%s`; diagnostics of `%s` with one type error appended, %d error(s) from the server, each of which a right answer holds. Column (d)'s hover is right only if its output holds the server's signature line.\n\n",
+			r.Files, r.Ext, r.Server, r.Server, r.RefsTarget.UseSymbol, r.RefsTarget.DeclFile, r.RefsTarget.DeclLine, len(r.RefsTarget.Refs),
+			r.Target.UseSymbol, r.Target.UseFile, r.Target.UseLine, r.Target.DeclFile, r.Target.DeclLine,
+			r.Target.HoverSymbol, r.Target.HoverFile, r.Target.HoverLine, r.Target.HoverWant, r.Target.EditFile, len(r.Target.DiagWant))
+	} else {
+		p("\n### What the model receives (issue 22)\n\n")
+		p("Bytes of the answer the model gets for each question, the same gopls under every tool: a tool's text content (every column answers text only), and for (d) what an agent without a code tool runs and reads: `go build` of the file's package for diagnostics, otherwise `grep -rn` and a read of %d lines each side of every hit (overlapping reads of a file merged), as it opens each hit to see what it is. ", grepWindow)
+		p("**Right**: the answer holds the right answer (the places gopls gives, each as often; the edit's error; the signature); **alone**: it is right and also shows the code line of every place, so the model needs no file read to judge a hit. ")
+		p("References are to `%s` (%s, %d places); definition of `%s` (%s:%d); hover on `%s`; diagnostics of `%s` with one type error written into it.\n\n",
+			r.RefsTarget.UseSymbol, r.RefsTarget.DeclFile, len(r.RefsTarget.Refs), r.Target.UseSymbol, r.Target.DeclFile, r.Target.DeclLine, r.Target.HoverSymbol, r.Target.EditFile)
+	}
 	tableHead(b, r.Columns)
 	var notes []string
 	for ri, row := range BytesRows {
@@ -373,5 +421,8 @@ func (r *BytesResult) markdown(b *strings.Builder) {
 	p("\n")
 	for i, n := range notes {
 		p("%d. %s\n", i+1, n)
+	}
+	for _, pr := range r.Projects {
+		pr.markdown(b)
 	}
 }

@@ -28,6 +28,8 @@ type BareClient struct {
 	cmd  *exec.Cmd
 	conn *jsonrpc2.Conn
 	root string
+	// langID is the languageId of every document it opens.
+	langID string
 	// Version is gopls's serverInfo.version, shortened.
 	Version string
 
@@ -44,6 +46,8 @@ type Publish struct {
 	Received time.Time
 	// Messages are the diagnostics' messages.
 	Messages []string
+	// Errors are the messages of the error-severity diagnostics.
+	Errors []string
 }
 
 type pubWaiter struct {
@@ -57,7 +61,15 @@ type pubWaiter struct {
 // acp-lsp's built-in gopls (goplsInitOptions), so that column (a) asks
 // gopls the same questions (b) does. env is the server's environment.
 func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient, error) {
-	cmd := exec.Command(bin)
+	return StartBareServer(ctx, []string{bin}, "go", goplsInitOptions(), root, env)
+}
+
+// StartBareServer starts the language server argv (argv[0] an absolute
+// path or found on env's PATH) the way StartBare starts gopls: documents
+// are opened with langID, initOpts are its initializationOptions.
+func StartBareServer(ctx context.Context, argv []string, langID string, initOpts json.RawMessage, root string, env []string) (*BareClient, error) {
+	bin := argv[0]
+	cmd := exec.Command(bin, argv[1:]...)
 	cmd.Dir = root
 	cmd.Env = env
 	reap.OwnGroup(cmd)
@@ -73,7 +85,7 @@ func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("bare client: start %s: %w", bin, err)
 	}
-	c := &BareClient{cmd: cmd, root: root, docs: map[string]int32{}, pubs: map[string]Publish{}}
+	c := &BareClient{cmd: cmd, root: root, langID: langID, docs: map[string]int32{}, pubs: map[string]Publish{}}
 	stream := jsonrpc2.NewBufferedStream(pipeRWC{out, in}, jsonrpc2.VSCodeObjectCodec{})
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(c.handle)))
 	rootURI := edit.URIFromPath(root)
@@ -83,7 +95,7 @@ func StartBare(ctx context.Context, bin, root string, env []string) (*BareClient
 		"workspaceFolders": []map[string]string{
 			{"uri": rootURI, "name": filepath.Base(root)},
 		},
-		"initializationOptions": goplsInitOptions(),
+		"initializationOptions": initOpts,
 		"capabilities": map[string]any{
 			"general": map[string]any{"positionEncodings": []string{"utf-16"}},
 			"window":  map[string]any{"workDoneProgress": true},
@@ -174,13 +186,17 @@ func (c *BareClient) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonr
 			URI         string `json:"uri"`
 			Version     int32  `json:"version"`
 			Diagnostics []struct {
-				Message string `json:"message"`
+				Message  string `json:"message"`
+				Severity int    `json:"severity"`
 			} `json:"diagnostics"`
 		}
 		if req.Params != nil && json.Unmarshal(*req.Params, &p) == nil {
 			pub := Publish{URI: p.URI, Version: p.Version, Received: time.Now()}
 			for _, d := range p.Diagnostics {
 				pub.Messages = append(pub.Messages, d.Message)
+				if d.Severity == 1 {
+					pub.Errors = append(pub.Errors, d.Message)
+				}
 			}
 			c.published(pub)
 		}
@@ -251,7 +267,7 @@ func (c *BareClient) Sync(ctx context.Context, path string) (int32, error) {
 	c.mu.Unlock()
 	if !open {
 		err = c.conn.Notify(ctx, "textDocument/didOpen", map[string]any{
-			"textDocument": map[string]any{"uri": uri, "languageId": "go", "version": v, "text": string(text)},
+			"textDocument": map[string]any{"uri": uri, "languageId": c.langID, "version": v, "text": string(text)},
 		})
 	} else {
 		err = c.conn.Notify(ctx, "textDocument/didChange", map[string]any{

@@ -131,10 +131,19 @@ func judge(op Op, t *Target, text, token string) (bool, string) {
 		}
 		return false, fmt.Sprintf("symbols lack %s:%d: %s", t.DeclFile, t.DeclLine, firstLineOf(text))
 	case OpDiagnostics:
-		if strings.Contains(text, token) {
-			return true, ""
+		if !strings.Contains(text, token) {
+			return false, "stale: the edit's error is not in the answer: " + firstLineOf(text)
 		}
-		return false, "stale: the edit's error is not in the answer: " + firstLineOf(text)
+		missing := 0
+		for _, w := range t.DiagWant {
+			if !strings.Contains(text, w) {
+				missing++
+			}
+		}
+		if missing > 0 {
+			return false, fmt.Sprintf("%d of the server's %d errors are not in the answer", missing, len(t.DiagWant))
+		}
+		return true, ""
 	}
 	return false, "unknown op"
 }

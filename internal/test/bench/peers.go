@@ -36,6 +36,27 @@ type Env struct {
 	// Trace, when set, is a folder for each LSP column's gopls RPC trace
 	// (see traced).
 	Trace string
+	// Server, when set, is the language server every column runs instead
+	// of gopls (the bytes rows' projects of other languages).
+	Server *Server
+}
+
+// Server is a language server of the bytes rows' other languages, as
+// cclsp, lsmcp and the bare client are told to start it.
+type Server struct {
+	// Argv starts it; Argv[0] is an absolute path.
+	Argv []string
+	// LangID is the LSP languageId of its files, Ext their extension
+	// (without the dot).
+	LangID, Ext string
+}
+
+// server is the column's language server: env.Server, or gopls.
+func (e *Env) server() Server {
+	if e.Server != nil {
+		return *e.Server
+	}
+	return Server{Argv: []string{e.Gopls}, LangID: "go", Ext: "go"}
 }
 
 func (e *Env) cclspMain() string {
@@ -71,8 +92,13 @@ func StartCclsp(ctx context.Context, env *Env, root string, wsEnv []string) (Sub
 	if err := requireFile(env.cclspMain(), "cclsp"); err != nil {
 		return nil, err
 	}
-	cfg := filepath.Join(env.Cache, "cclsp.json")
-	if err := os.WriteFile(cfg, []byte(`{"servers":[{"extensions":["go"],"command":["`+env.Gopls+`"],"rootDir":"."}]}`), 0o644); err != nil {
+	srv := env.server()
+	cfg := filepath.Join(env.Cache, "cclsp-"+srv.Ext+".json")
+	text, err := json.Marshal(map[string]any{"servers": []map[string]any{{"extensions": []string{srv.Ext}, "command": srv.Argv, "rootDir": "."}}})
+	if err != nil {
+		return nil, fmt.Errorf("cclsp config: %w", err)
+	}
+	if err := os.WriteFile(cfg, text, 0o644); err != nil {
 		return nil, fmt.Errorf("cclsp config: %w", err)
 	}
 	e := append(append([]string{}, wsEnv...), "CCLSP_CONFIG_PATH="+cfg)
@@ -102,7 +128,8 @@ func StartLsmcp(ctx context.Context, env *Env, root string, wsEnv []string) (Sub
 		argv = append(argv, "--import", "file://"+reg)
 		e = append(e, "VITEST=true")
 	}
-	argv = append(argv, env.lsmcpMain(), "--bin", env.Gopls, "--files", "**/*.go")
+	srv := env.server()
+	argv = append(argv, env.lsmcpMain(), "--bin", strings.Join(srv.Argv, " "), "--files", "**/*."+srv.Ext)
 	conn, cmd, err := connectCommand(ctx, env.MCPClient, "lsmcp", argv, e, root)
 	if err != nil {
 		return nil, err
@@ -147,7 +174,13 @@ func sqliteShim(cache string) (string, error) {
 
 // StartBareSubject starts column (a) over root.
 func StartBareSubject(ctx context.Context, env *Env, root string, wsEnv []string) (Subject, error) {
-	c, err := StartBare(ctx, env.Gopls, root, wsEnv)
+	var c *BareClient
+	var err error
+	if env.Server != nil {
+		c, err = StartBareServer(ctx, env.Server.Argv, env.Server.LangID, nil, root, wsEnv)
+	} else {
+		c, err = StartBare(ctx, env.Gopls, root, wsEnv)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -56,6 +56,10 @@ type Target struct {
 
 	// EditFile is the file the diagnostics row edits.
 	EditFile string
+	// DiagWant are the first lines of the error messages the server
+	// itself publishes for EditFile after the edit: a right diagnostics
+	// answer holds each (none: the edit's token alone is checked).
+	DiagWant []string
 }
 
 // Subject is one column: something that answers the rows' questions.

@@ -57,6 +57,9 @@ type Workspace struct {
 	// Env is the environment every Go tool and gopls runs with: the
 	// bench's own module cache, no go.work, no toolchain download.
 	Env []string
+	// Extra are files (path under the copy: content) written into every
+	// copy, such as a project's tsconfig.json.
+	Extra map[string]string
 }
 
 // Fetch downloads spec's module with `go mod download -json` into
@@ -125,6 +128,11 @@ func (w *Workspace) Copy(dir, name string) (string, error) {
 	})
 	if err != nil {
 		return "", fmt.Errorf("copy workspace: %w", err)
+	}
+	for name, text := range w.Extra {
+		if err := os.WriteFile(filepath.Join(dst, name), []byte(text), 0o644); err != nil {
+			return "", fmt.Errorf("copy workspace: %w", err)
+		}
 	}
 	return filepath.EvalSymlinks(dst)
 }
