@@ -15,6 +15,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cache="$root/.cache/bench"
 CCLSP_VERSION=0.7.0
 LSMCP_VERSION=0.10.0
+# The bytes rows' projects of other languages (internal/test/bench/bytesprojects.go).
+RXJS_VERSION=7.8.2
+NODE_GYP_VERSION=8.4.1
 
 say() { printf 'bench: %s\n' "$*" >&2; }
 
@@ -25,12 +28,13 @@ installed() { # name version
 	[ -f "$pj" ] && grep -q "\"version\": \"$2\"" "$pj"
 }
 
-if ! installed cclsp "$CCLSP_VERSION" || ! installed @mizchi/lsmcp "$LSMCP_VERSION"; then
+if ! installed cclsp "$CCLSP_VERSION" || ! installed @mizchi/lsmcp "$LSMCP_VERSION" ||
+	! installed rxjs "$RXJS_VERSION" || ! installed node-gyp "$NODE_GYP_VERSION"; then
 	command -v npm >/dev/null || { say "npm is missing: install Node.js and npm (apt-get install nodejs npm)"; exit 1; }
-	say "installing cclsp@$CCLSP_VERSION and @mizchi/lsmcp@$LSMCP_VERSION into $cache"
+	say "installing cclsp@$CCLSP_VERSION, @mizchi/lsmcp@$LSMCP_VERSION, rxjs@$RXJS_VERSION and node-gyp@$NODE_GYP_VERSION into $cache"
 	mkdir -p "$cache"
 	npm install --prefix "$cache" --no-audit --no-fund --loglevel=error --no-save \
-		"cclsp@$CCLSP_VERSION" "@mizchi/lsmcp@$LSMCP_VERSION" >&2
+		"cclsp@$CCLSP_VERSION" "@mizchi/lsmcp@$LSMCP_VERSION" "rxjs@$RXJS_VERSION" "node-gyp@$NODE_GYP_VERSION" >&2
 fi
 
 cd "$root"

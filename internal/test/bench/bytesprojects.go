@@ -24,19 +24,21 @@ type BytesProject struct {
 	Package, Version, Dir string
 	// Server is the language server: a program on the peers' path and its
 	// arguments; LangID and Ext as Server's.
-	Server       []string
-	LangID, Ext  string
-	Extra        map[string]string
-	RefsFile     string // references: the declaration of RefsSymbol on the
-	RefsLine     string // first line of RefsFile containing RefsLine
-	RefsSymbol   string
-	UseFile      string // definition: UseSymbol on the first line of UseFile
-	UseLine      string // containing UseLine
-	UseSymbol    string
-	HoverFile    string // hover: HoverSymbol on the first line of HoverFile
-	HoverLine    string // containing HoverLine
-	HoverSymbol  string
-	EditFile     string
+	Server      []string
+	LangID, Ext string
+	Extra       map[string]string
+	RefsFile    string // references: the declaration of RefsSymbol on the
+	RefsLine    string // first line of RefsFile containing RefsLine
+	RefsSymbol  string
+	UseFile     string // definition: UseSymbol on the first line of UseFile
+	UseLine     string // containing UseLine
+	UseSymbol   string
+	HoverFile   string // hover: HoverSymbol on the first line of HoverFile
+	HoverLine   string // containing HoverLine
+	HoverSymbol string
+	EditFile    string
+	// Edit appends one type error whose message quotes token (an
+	// identifier).
 	Edit         func(orig []byte, token string) []byte
 	Grep         grepLang
 	CheckCommand string // column (d)'s checker, for the column's name
@@ -72,7 +74,9 @@ var BytesProjects = []BytesProject{
 		HoverFile: "internal/operators/mergeInternals.ts", HoverLine: "export function mergeInternals", HoverSymbol: "mergeInternals",
 		EditFile: "internal/util/args.ts",
 		Edit: func(orig []byte, token string) []byte {
-			return fmt.Appendf(nil, "%s\nexport const benchEdit: number = %q;\n", orig, token)
+			// An unknown name: TypeScript's message quotes it (a string
+			// literal's would be widened to string).
+			return fmt.Appendf(nil, "%s\nexport const benchEdit: number = %s;\n", orig, token)
 		},
 		Grep: grepLang{
 			Include: "*.ts",
@@ -128,7 +132,7 @@ func bytesProjectRuns(ctx context.Context, env *Env, p BytesProject, cols []Colu
 	if err != nil {
 		return nil, err
 	}
-	token := fmt.Sprintf("bench-edit-%d", time.Now().UnixNano()%1e6)
+	token := fmt.Sprintf("benchEdit%d", time.Now().UnixNano()%1e6) // an identifier, for Edit
 	edited := p.Edit(orig, token)
 	if err := os.WriteFile(filepath.Join(root, p.EditFile), edited, 0o644); err != nil {
 		return nil, err
