@@ -59,7 +59,8 @@ var BytesProjects = []BytesProject{
 		Grep: grepLang{
 			Include: "*.py",
 			Decl:    func(s string) string { return `^\s*(async\s+)?(def|class)\s+` + s + `\b` },
-			Check:   func(f string) []string { return []string{"pyright", f} },
+			// pyright's command line, of the server's own package.
+			Check: func(server, f string) []string { return []string{filepath.Join(filepath.Dir(server), "pyright"), f} },
 		},
 		CheckCommand: "pyright",
 	},
@@ -83,7 +84,11 @@ var BytesProjects = []BytesProject{
 			Decl: func(s string) string {
 				return `^\s*(export\s+)?(declare\s+)?(default\s+)?(abstract\s+)?(async\s+)?(function|class|interface|type|const|let|var|enum)\s+` + s + `\b`
 			},
-			Check: func(string) []string { return []string{"tsc", "--noEmit", "-p", "."} },
+			// The server's own TypeScript (5.9.3; the peers' path also holds
+			// TypeScript 7's tsc, which refuses moduleResolution node).
+			Check: func(server, _ string) []string {
+				return []string{filepath.Join(filepath.Dir(server), "tsc"), "--noEmit", "-p", "."}
+			},
 		},
 		CheckCommand: "tsc --noEmit",
 	},
@@ -164,7 +169,7 @@ func bytesProjectRuns(ctx context.Context, env *Env, p BytesProject, cols []Colu
 	}
 	res.Columns = append(res.Columns, "(d) grep, file reads, "+p.CheckCommand)
 	for ri, op := range bytesOps {
-		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, p.Grep, op, target(op), token))
+		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, p.Grep, bin, op, target(op), token))
 	}
 	return res, nil
 }

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/acp-lsp/acp-lsp/internal/test/peers"
 )
 
 // The bytes rows (issue 22): what the model receives for the same
@@ -136,7 +134,7 @@ func bytesRuns(ctx context.Context, env *Env, w *Workspace, cols []Column, logf 
 	}
 	res.Columns = append(res.Columns, "(d) grep, file reads, go build")
 	for ri, op := range bytesOps {
-		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, goGrep, op, target(op), token))
+		res.Cells[ri] = append(res.Cells[ri], grepAnswer(ctx, root, w.Env, goGrep, env.Gopls, op, target(op), token))
 	}
 	return res, nil
 }
@@ -231,15 +229,16 @@ type grepLang struct {
 	Include string
 	Decl    func(symbol string) string
 	// Check is the checker's command line for the edited file, run in the
-	// workspace's root.
-	Check func(editFile string) []string
+	// workspace's root; server is the language server's absolute path,
+	// beside which its own checker is installed.
+	Check func(server, editFile string) []string
 }
 
 // goGrep is column (d) for Go: `go build` of the file's package.
 var goGrep = grepLang{
 	Include: "*.go",
 	Decl:    func(s string) string { return `^(func|type|var|const) (\([^)]*\) )?` + s + `\b` },
-	Check:   func(f string) []string { return []string{"go", "build", "./" + filepath.Dir(f) + "/"} },
+	Check:   func(_, f string) []string { return []string{"go", "build", "./" + filepath.Dir(f) + "/"} },
 }
 
 // grepAnswer is what an agent without a code tool reads to answer op:
@@ -254,13 +253,10 @@ var goGrep = grepLang{
 // comment, a string), makes it not right. The detail also gives the
 // bytes of whole-file reads of every file a hit names, the count of
 // blackwell-systems/agent-lsp's token-savings experiment.
-func grepAnswer(ctx context.Context, root string, wsEnv []string, lang grepLang, op Op, t *Target, token string) *BytesCell {
+func grepAnswer(ctx context.Context, root string, wsEnv []string, lang grepLang, server string, op Op, t *Target, token string) *BytesCell {
 	c := &BytesCell{}
 	if op == OpDiagnostics {
-		argv := lang.Check(t.EditFile)
-		if p, err := peers.Find(argv[0]); err == nil {
-			argv[0] = p
-		}
+		argv := lang.Check(server, t.EditFile)
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Dir, cmd.Env = root, wsEnv
 		out, _ := cmd.CombinedOutput()
