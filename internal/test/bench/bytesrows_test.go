@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,39 @@ func TestWindowBytes(t *testing.T) {
 				t.Fatalf("windowBytes(%v) = %d, want %d", c.hits, got, c.want)
 			}
 		})
+	}
+}
+
+// TestGrepDeclPatterns: column (d)'s declaration patterns match a
+// declaration of the name in each language and not a use of it, nor a
+// declaration of a longer name.
+func TestGrepDeclPatterns(t *testing.T) {
+	langs := map[string]grepLang{"go": goGrep}
+	for _, p := range BytesProjects {
+		langs[p.Ext] = p.Grep
+	}
+	for _, c := range []struct {
+		lang, line string
+		want       bool
+	}{
+		{"go", "func Compile(input string) error {", true},
+		{"go", "func (p *Parser) Compile() {", true},
+		{"go", "	x := Compile(input)", false},
+		{"go", "func CompileAll() {", false},
+		{"py", "def ParseQualifiedTarget(target):", true},
+		{"py", "    def ParseQualifiedTarget(self):", true},
+		{"py", "class ParseQualifiedTarget(object):", true},
+		{"py", "    x = gyp.common.ParseQualifiedTarget(t)", false},
+		{"py", "def ParseQualifiedTargetAll(t):", false},
+		{"ts", "export function popScheduler(args: any[]) {", true},
+		{"ts", "export declare function popScheduler(): void;", true},
+		{"ts", "export const popScheduler = () => 1;", true},
+		{"ts", "  const scheduler = popScheduler(args);", false},
+		{"ts", "import { popScheduler } from '../util/args';", false},
+	} {
+		re := regexp.MustCompile(langs[c.lang].Decl(map[string]string{"go": "Compile", "py": "ParseQualifiedTarget", "ts": "popScheduler"}[c.lang]))
+		if got := re.MatchString(c.line); got != c.want {
+			t.Errorf("%s: %q matched %v, want %v", c.lang, c.line, got, c.want)
+		}
 	}
 }

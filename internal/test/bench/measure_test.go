@@ -49,3 +49,24 @@ func TestCellQuantileEvenAndNearestRank(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeDiagnosticsHoldsServersErrors: a right diagnostics answer has
+// the edit's token and, when the server's own errors are known
+// (DiagWant), every one of them.
+func TestJudgeDiagnosticsHoldsServersErrors(t *testing.T) {
+	tg := &Target{DiagWant: []string{`"benchEdit1" is not defined`, `Import "x" could not be resolved`}}
+	for _, c := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"both errors", `a.py:3 error: "benchEdit1" is not defined` + "\n" + `a.py:1 error: Import "x" could not be resolved`, true},
+		{"only the edit's", `a.py:3 error: "benchEdit1" is not defined`, false},
+		{"stale", `a.py:1 error: Import "x" could not be resolved`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got, why := judge(OpDiagnostics, tg, c.text, "benchEdit1"); got != c.want {
+				t.Fatalf("judge = %v (%s), want %v", got, why, c.want)
+			}
+		})
+	}
+}
