@@ -26,17 +26,16 @@ type BytesProject struct {
 	// arguments; LangID and Ext as Server's.
 	Server      []string
 	LangID, Ext string
-	Extra       map[string]string
-	RefsFile    string // references: the declaration of RefsSymbol on the
-	RefsLine    string // first line of RefsFile containing RefsLine
-	RefsSymbol  string
-	UseFile     string // definition: UseSymbol on the first line of UseFile
-	UseLine     string // containing UseLine
-	UseSymbol   string
-	HoverFile   string // hover: HoverSymbol on the first line of HoverFile
-	HoverLine   string // containing HoverLine
-	HoverSymbol string
-	EditFile    string
+	// Extra are files written into every copy (Workspace.Extra).
+	Extra map[string]string
+	// References ask about the declaration of RefsSymbol on the first
+	// line of RefsFile containing RefsLine; definition about UseSymbol on
+	// the first such line of UseFile; hover about HoverSymbol likewise.
+	RefsFile, RefsLine, RefsSymbol    string
+	UseFile, UseLine, UseSymbol       string
+	HoverFile, HoverLine, HoverSymbol string
+	// EditFile is the file the diagnostics row edits.
+	EditFile string
 	// Edit appends one type error whose message quotes token (an
 	// identifier).
 	Edit         func(orig []byte, token string) []byte
