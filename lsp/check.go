@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
@@ -21,34 +23,96 @@ type CheckReport struct {
 	// matched by severity, code, source and message (positions move with
 	// the edit). Only meaningful when both verdicts are Fresh.
 	Added, Removed json.RawMessage
+	// Other: the file is not in the edit; the server reported on it
+	// while it held the edit (an edit of one file breaking a use in
+	// another). Before is what the server last said of it on the disk's
+	// content ("[]" when it had said nothing), After its report during
+	// the check.
+	Other bool `json:",omitempty"`
+}
+
+// CheckEditReport is the answer of Manager.CheckEdit: a CheckReport per
+// edited file, in the order of their paths, then one per other file whose
+// diagnostics the edit changed (CheckReport.Other).
+type CheckEditReport struct {
+	Files []CheckReport
 }
 
 // Check returns the diagnostics text would have as the content of path,
-// without writing the disk: the server gets text as an unsaved version of
-// the document, its diagnostics for that version are collected with the
-// freshness rules of Diagnostics, and the disk's content is sent back as a
-// new version. Nothing else sees the edit: a check holds the document's
-// process exclusively (regular requests wait for it and then see the
-// disk's content), the server's reports during it are stored for no one
-// else and told to no subscriber, and a late report on the checked
-// version is dropped. Verdicts are as for Diagnostics: a timeout is never
-// "no diagnostics". It returns an error only when the Manager is closed.
+// without writing the disk: CheckEdit of that one file, without the
+// other files' reports.
 func (m *Manager) Check(ctx context.Context, path, text string, opts DiagnosticsOptions) (CheckReport, error) {
-	rep := CheckReport{Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}
-	fd := FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]")}
-	abs, s, err := m.resolve(path)
-	if err != nil {
-		fd.Verdict, fd.Detail = Failed, err.Error()
-		if errors.Is(err, ErrNoServer) {
-			fd.Verdict = Unsupported
-		}
-		if me := (*MissingServerError)(nil); errors.As(err, &me) {
-			fd.Server = me.Server
-		}
-		rep.Before, rep.After = fd, fd
-		return rep, m.closedErr()
+	rep, err := m.CheckEdit(ctx, map[string]string{path: text}, opts)
+	return rep.Files[0], err
+}
+
+// CheckEdit returns the diagnostics files (path → new content) would have
+// together, without writing the disk: per server process, every file's
+// new content goes to the server as an unsaved version of the document
+// (opened from disk first when it was not open), the diagnostics of each
+// for that version are collected with the freshness rules of Diagnostics,
+// as are the reports the server makes meanwhile on files not in the edit,
+// and the disk's content is sent back as new versions. Nothing else sees
+// the edit: a check holds the process exclusively (regular requests wait
+// for it and then see the disk's content), the server's reports during it
+// are stored for no one else and told to no subscriber, and a late report
+// on a checked version is dropped. Processes are checked one after
+// another, never two held at once. Verdicts are as for Diagnostics: a
+// timeout is never "no diagnostics". It returns an error only when the
+// Manager is closed.
+func (m *Manager) CheckEdit(ctx context.Context, files map[string]string, opts DiagnosticsOptions) (CheckEditReport, error) {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
 	}
-	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
+	slices.Sort(paths)
+	reps := make([]CheckReport, len(paths))
+	type group struct {
+		s   *server
+		idx []int
+		abs []string
+	}
+	var groups []*group
+	for i, path := range paths {
+		reps[i] = CheckReport{Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}
+		fd := FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]")}
+		abs, s, err := m.resolve(path)
+		if err != nil {
+			fd.Verdict, fd.Detail = Failed, err.Error()
+			if errors.Is(err, ErrNoServer) {
+				fd.Verdict = Unsupported
+			}
+			if me := (*MissingServerError)(nil); errors.As(err, &me) {
+				fd.Server = me.Server
+			}
+			reps[i].Before, reps[i].After = fd, fd
+			continue
+		}
+		reps[i].Before = FileDiagnostics{Path: abs, URI: edit.URIFromPath(abs), Server: s.cfg.Name, Diagnostics: json.RawMessage("[]")}
+		k := slices.IndexFunc(groups, func(g *group) bool { return g.s == s })
+		if k < 0 {
+			groups = append(groups, &group{s: s})
+			k = len(groups) - 1
+		}
+		groups[k].idx = append(groups[k].idx, i)
+		groups[k].abs = append(groups[k].abs, abs)
+	}
+	var others []CheckReport
+	for _, g := range groups {
+		texts := make([]string, len(g.idx))
+		out := make([]*CheckReport, len(g.idx))
+		for j, i := range g.idx {
+			texts[j], out[j] = files[paths[i]], &reps[i]
+		}
+		others = append(others, m.checkOn(ctx, g.s, g.abs, texts, out, opts)...)
+	}
+	return CheckEditReport{Files: append(reps, others...)}, m.closedErr()
+}
+
+// checkOn checks the files abs (new contents texts) that server s serves,
+// filling out (whose Before holds each file's path, URI and server), and
+// returns the reports on other files whose diagnostics changed.
+func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, out []*CheckReport, opts DiagnosticsOptions) []CheckReport {
 	s.begin()
 	defer s.end()
 	settle := m.settleOf(opts)
@@ -57,9 +121,11 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 	defer cancel()
 	p, err := s.ensure(bctx)
 	if err != nil {
-		rep.Before = startVerdict(fd, err)
-		rep.After = rep.Before
-		return rep, m.closedErr()
+		for _, r := range out {
+			r.Before = startVerdict(r.Before, err)
+			r.After = r.Before
+		}
+		return nil
 	}
 	m.syncDiskQuiet()
 	if !p.viewMu.TryLock() {
@@ -71,21 +137,33 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 		p.viewMu.Lock()
 	}
 	defer p.viewMu.Unlock()
-	d, err := p.syncFor(abs, useKeep)
-	if err != nil {
-		fd.Verdict, fd.Detail = Failed, err.Error()
-		rep.Before, rep.After = fd, fd
-		return rep, m.closedErr()
+	var ds []document
+	var dtexts []string
+	var dout []*CheckReport
+	for j, path := range abs {
+		d, err := p.syncFor(path, useKeep)
+		if err != nil {
+			out[j].Before.Verdict, out[j].Before.Detail = Failed, err.Error()
+			out[j].After = out[j].Before
+			continue
+		}
+		out[j].Before = s.diagnostics(bctx, p, d, settle)
+		ds, dtexts, dout = append(ds, d), append(dtexts, texts[j]), append(dout, out[j])
 	}
-	rep.Before = s.diagnostics(bctx, p, d, settle)
+	if len(ds) == 0 {
+		return nil
+	}
 	actx, cancel2 := context.WithTimeout(ctx, wait)
 	defer cancel2()
-	rep.After = p.checkText(actx, s, d, text, settle, m.checkSent)
-	if rep.Before.Verdict == Fresh && rep.After.Verdict == Fresh {
-		rep.Added = diagDelta(rep.After.Diagnostics, rep.Before.Diagnostics)
-		rep.Removed = diagDelta(rep.Before.Diagnostics, rep.After.Diagnostics)
+	afters, others := p.checkTexts(actx, s, ds, dtexts, settle, m.checkSent)
+	for j, r := range dout {
+		r.After = afters[j]
+		if r.Before.Verdict == Fresh && r.After.Verdict == Fresh {
+			r.Added = diagDelta(r.After.Diagnostics, r.Before.Diagnostics)
+			r.Removed = diagDelta(r.Before.Diagnostics, r.After.Diagnostics)
+		}
 	}
-	return rep, m.closedErr()
+	return others
 }
 
 func (m *Manager) closedErr() error {
@@ -97,66 +175,132 @@ func (m *Manager) closedErr() error {
 	return nil
 }
 
-// checkText sends text as a new version of the synced document d, waits
-// for its diagnostics and sends the disk's text d holds back, with syncMu
-// held throughout (viewMu is held by the caller).
-func (p *proc) checkText(ctx context.Context, s *server, d document, text string, settle time.Duration, sent func()) FileDiagnostics {
+// checked is one document during a check: what to put back after it.
+type checked struct {
+	d        document // as synced from disk
+	doc      *document
+	at       document // the checked version
+	diskText *position.Document
+	pull     map[string]pullState
+	entry    diagEntry
+	had      bool
+	sent     bool
+}
+
+// checkTexts sends texts as new versions of the synced documents ds, waits
+// for their diagnostics and sends the disk's text each holds back, with
+// syncMu held throughout (viewMu is held by the caller). It returns each
+// document's diagnostics and the reports on other files whose diagnostics
+// the server changed meanwhile.
+func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts []string, settle time.Duration, sent func()) ([]FileDiagnostics, []CheckReport) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
+	fds := make([]FileDiagnostics, len(ds))
+	cs := make([]*checked, len(ds))
 	p.mu.Lock()
-	doc := p.docs[d.path]
-	if doc == nil {
-		p.mu.Unlock()
-		return FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"),
-			Detail: fmt.Sprintf("%s closed the document before the check", s.cfg.Name)}
-	}
-	diskText, pull := doc.text, doc.pull
-	entry, had := p.diags.entry(d.uri)
-	// The disk's report is no answer about the edit: without it a wait
-	// that ends early says Timeout, not Stale with the disk's list.
-	p.diags.forget(d.uri)
-	doc.version++
-	checked := document{uri: d.uri, version: doc.version, sentSeq: p.diags.current()}
-	doc.text, doc.pull = position.NewDocumentString(text), nil
-	p.checking = d.uri
-	p.markResendLocked(d.path)
-	p.mu.Unlock()
-	uj, _ := encode(d.uri)
-	tj, _ := encode(text)
-	var fd FileDiagnostics
-	if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, checked.version, tj))); err != nil {
-		fd = FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"), Detail: "check: " + err.Error()}
-	} else {
-		// checked has no path: the wait neither resyncs the disk's
-		// content into it nor keeps its pull reports.
-		fd = s.diagnostics(ctx, p, checked, settle)
-		fd.Path = d.path
-		if sent != nil {
-			sent()
+	p.checking = map[string]bool{}
+	p.checkOthers = map[string]json.RawMessage{}
+	for i, d := range ds {
+		doc := p.docs[d.path]
+		if doc == nil {
+			fds[i] = FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"),
+				Detail: fmt.Sprintf("%s closed the document before the check", s.cfg.Name)}
+			continue
 		}
+		c := &checked{d: d, doc: doc, diskText: doc.text, pull: doc.pull}
+		c.entry, c.had = p.diags.entry(d.uri)
+		// The disk's report is no answer about the edit: without it a
+		// wait that ends early says Timeout, not Stale with the disk's
+		// list.
+		p.diags.forget(d.uri)
+		doc.version++
+		c.at = document{uri: d.uri, version: doc.version, sentSeq: p.diags.current()}
+		doc.text, doc.pull = position.NewDocumentString(texts[i]), nil
+		p.checking[d.uri] = true
+		cs[i] = c
+	}
+	p.markResendLocked("")
+	p.mu.Unlock()
+	for i, c := range cs {
+		if c == nil {
+			continue
+		}
+		uj, _ := encode(c.d.uri)
+		tj, _ := encode(texts[i])
+		if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, c.at.version, tj))); err != nil {
+			fds[i] = FileDiagnostics{Path: c.d.path, URI: c.d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"), Detail: "check: " + err.Error()}
+			continue
+		}
+		c.sent = true
+	}
+	for i, c := range cs {
+		if c == nil || !c.sent {
+			continue
+		}
+		// c.at has no path: the wait neither resyncs the disk's content
+		// into it nor keeps its pull reports.
+		fds[i] = s.diagnostics(ctx, p, c.at, settle)
+		fds[i].Path = c.d.path
+	}
+	if sent != nil {
+		sent()
 	}
 	p.mu.Lock()
 	if p.checkedVersions == nil {
 		p.checkedVersions = map[string]int32{}
 	}
-	p.checkedVersions[d.uri] = checked.version
-	p.checking = ""
-	p.diags.put(d.uri, entry, had)
-	doc.version++
-	doc.text, doc.pull = diskText, pull
-	doc.sentSeq = p.diags.current()
-	doc.resend = false
-	p.markResendLocked(d.path)
-	back := doc.version
-	p.mu.Unlock()
-	dj, _ := encode(diskText.Text())
-	if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, back, dj))); err != nil {
-		// The server holds the checked text: it must not answer on it.
-		s.recycle(p, fmt.Errorf("check: restoring the disk's content: %w", err))
+	reported := p.checkOthers
+	p.checking, p.checkOthers = nil, nil
+	last := ""
+	back := make([]int32, len(cs))
+	for i, c := range cs {
+		if c == nil {
+			continue
+		}
+		p.checkedVersions[c.d.uri] = c.at.version
+		p.diags.put(c.d.uri, c.entry, c.had)
+		c.doc.version++
+		c.doc.text, c.doc.pull = c.diskText, c.pull
+		c.doc.sentSeq = p.diags.current()
+		back[i], last = c.doc.version, c.d.path
 	}
-	return fd
+	if k := slices.IndexFunc(cs, func(c *checked) bool { return c != nil && c.d.path == last }); k >= 0 {
+		cs[k].doc.resend = false
+	}
+	// The server may check a restored document against another's checked
+	// content before the rest reach it: every document but the one
+	// restored last is sent again before its next request.
+	p.markResendLocked(last)
+	var others []CheckReport
+	for _, uri := range slices.Sorted(maps.Keys(reported)) {
+		before := json.RawMessage("[]")
+		if e, ok := p.diags.entry(uri); ok {
+			before = e.diags
+		}
+		r := CheckReport{Other: true, Added: diagDelta(reported[uri], before), Removed: diagDelta(before, reported[uri])}
+		if isEmptyArray(r.Added) && isEmptyArray(r.Removed) {
+			continue
+		}
+		path, _ := edit.PathFromURI(uri)
+		r.Before = FileDiagnostics{Path: path, URI: uri, Server: s.cfg.Name, Verdict: Fresh, Diagnostics: before}
+		r.After = FileDiagnostics{Path: path, URI: uri, Server: s.cfg.Name, Verdict: Fresh, Diagnostics: reported[uri]}
+		others = append(others, r)
+	}
+	p.mu.Unlock()
+	for i, c := range cs {
+		if c == nil {
+			continue
+		}
+		uj, _ := encode(c.d.uri)
+		dj, _ := encode(c.diskText.Text())
+		if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, back[i], dj))); err != nil {
+			// The server holds the checked text: it must not answer on it.
+			s.recycle(p, fmt.Errorf("check: restoring the disk's content: %w", err))
+			break
+		}
+	}
+	return fds, others
 }
-
 // diagKey is what matches a diagnostic before and after an edit.
 type diagKey struct {
 	severity     int

@@ -243,17 +243,22 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 		uri = edit.URIFromPath(path)
 	}
 	p.mu.Lock()
-	checking := p.checking
+	checking, checked := p.checking != nil, p.checking[uri]
 	late := m.Version != nil && p.checkedVersions[uri] == v && v != 0
+	if checking && !checked && !late && p.checkOthers != nil {
+		// Kept for the check's answer alone (an edit breaking a use in
+		// a file it does not touch).
+		p.checkOthers[uri] = diags
+	}
 	p.mu.Unlock()
 	switch {
-	case late || (checking != "" && checking != uri):
+	case late || (checking && !checked):
 		// A check's content (or, during a check, another document's
 		// report that may rest on it) is nobody's business: not stored,
 		// not told to subscribers (the tool's cache, the editor). The
 		// other documents are sent again before their next request.
 		return
-	case checking == uri:
+	case checked:
 		// Stored for the check's own wait only (Manager.Check puts the
 		// entry back), never broadcast.
 		p.mu.Lock()

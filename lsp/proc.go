@@ -73,10 +73,13 @@ type proc struct {
 	// a request holds it shared from its sync until its answer, a check
 	// (Manager.Check) exclusively for its whole run.
 	viewMu sync.RWMutex
-	// checking is the URI whose edited content the server holds during a
-	// check, "" otherwise; checkedVersions is the last checked version per
-	// URI, whose late publishes are dropped (p.mu held for both).
-	checking        string
+	// checking holds the URIs whose edited content the server holds
+	// during a check, nil otherwise; checkOthers the reports on other
+	// files during it (the last per URI); checkedVersions is the last
+	// checked version per URI, whose late publishes are dropped (p.mu
+	// held for all three).
+	checking        map[string]bool
+	checkOthers     map[string]json.RawMessage
 	checkedVersions map[string]int32
 	// dirStamps are the folders of open documents as closeVanished last
 	// saw them (syncMu held).
