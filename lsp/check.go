@@ -301,6 +301,7 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	}
 	return fds, others
 }
+
 // diagKey is what matches a diagnostic before and after an edit.
 type diagKey struct {
 	severity     int
