@@ -18,7 +18,7 @@ type LocalServers interface {
 	AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Peek(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error)
 	Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error)
-	Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error)
+	CheckEdit(ctx context.Context, files map[string]string, opts lsp.DiagnosticsOptions) (lsp.CheckEditReport, error)
 	FileChanged(ctx context.Context, paths ...string) error
 	FileSaved(ctx context.Context, path string) error
 	WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error)

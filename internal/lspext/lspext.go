@@ -424,12 +424,15 @@ func Clean(verdicts []ServerVerdict) bool {
 }
 
 // CheckParams are the params of Check: the file's diagnostics were its
-// content Text, waiting at most Wait milliseconds as in
-// DiagnosticReportParams. The disk is not written.
+// content Text, or, for an edit of several files, the diagnostics were
+// Files' contents theirs together (in place of URI and Text), waiting at
+// most Wait milliseconds as in DiagnosticReportParams. The disk is not
+// written.
 type CheckParams struct {
-	URI  string `json:"uri"`
-	Text string `json:"text"`
-	Wait int    `json:"wait,omitempty"`
+	URI   string      `json:"uri,omitempty"`
+	Text  string      `json:"text,omitempty"`
+	Files []CheckFile `json:"files,omitempty"`
+	Wait  int         `json:"wait,omitempty"`
 	// Incidental: the check comes with another answer (an edit's
 	// preview), not asked for itself, so it is not worth starting a
 	// language server that an editor's servers stand in for (ACP's LSP
@@ -449,9 +452,31 @@ func (p CheckParams) WaitDuration() time.Duration {
 // server. Both lists are empty unless Clean(Servers): a check no server
 // answered fresh on is unknown, never clean.
 type CheckResult struct {
+	// Added and Removed are the file's of a check of one file (URI).
 	Added   json.RawMessage `json:"added"`
 	Removed json.RawMessage `json:"removed"`
+	// Files are every checked file's lists, then those of the files not
+	// in the edit whose diagnostics it changes (Other), empty unless
+	// Clean(Servers).
+	Files   []CheckedFile   `json:"files,omitempty"`
 	Servers []ServerVerdict `json:"servers"`
+}
+
+// CheckFile is one file of a check of several: its new content.
+type CheckFile struct {
+	URI  string `json:"uri"`
+	Text string `json:"text"`
+}
+
+// CheckedFile is one file's part of a CheckResult: the diagnostics the
+// edit adds to and removes from it. Other: the file is not in the edit (a
+// use the edit breaks elsewhere); its Removed are positioned in its
+// content on disk, as its Added.
+type CheckedFile struct {
+	URI     string          `json:"uri"`
+	Added   json.RawMessage `json:"added"`
+	Removed json.RawMessage `json:"removed"`
+	Other   bool            `json:"other,omitempty"`
 }
 
 // DiagnosticReportResult is the result of DiagnosticReport.

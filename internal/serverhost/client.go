@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"sync"
@@ -374,6 +375,17 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.Diagn
 func (c *Client) Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error) {
 	var rep lsp.CheckReport
 	_, err := c.call(ctx, mCheck, checkParams{Path: path, Timeout: opts.Timeout, Settle: opts.Settle}, []byte(text), &rep, true, true)
+	return rep, err
+}
+
+// CheckEdit is lsp.Manager.CheckEdit, through the host, as Check.
+func (c *Client) CheckEdit(ctx context.Context, files map[string]string, opts lsp.DiagnosticsOptions) (lsp.CheckEditReport, error) {
+	p := checkParams{Timeout: opts.Timeout, Settle: opts.Settle}
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		p.Files = append(p.Files, checkFile{Path: path, Text: files[path]})
+	}
+	var rep lsp.CheckEditReport
+	_, err := c.call(ctx, mCheck, p, nil, &rep, true, true)
 	return rep, err
 }
 

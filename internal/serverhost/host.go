@@ -479,12 +479,14 @@ func (hc *hostClient) serveMeta(ctx context.Context, req message) (any, error) {
 		if err := unmarshal(req.meta, &p); err != nil {
 			return nil, err
 		}
-		if err := hc.inside(p.Path); err != nil {
-			// As the Manager answers a file outside its roots.
-			fd := lsp.FileDiagnostics{Path: p.Path, Diagnostics: json.RawMessage("[]"), Verdict: lsp.Failed, Detail: err.Error()}
-			return lsp.CheckReport{Before: fd, After: fd, Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}, nil
+		opts := lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle}
+		if len(p.Files) > 0 {
+			return hc.checkEdit(ctx, w, p.Files, opts)
 		}
-		return w.route(p.Path).mgr.Check(ctx, p.Path, string(req.raw), lsp.DiagnosticsOptions{Timeout: p.Timeout, Settle: p.Settle})
+		if err := hc.inside(p.Path); err != nil {
+			return outsideCheck(p.Path, err), nil
+		}
+		return w.route(p.Path).mgr.Check(ctx, p.Path, string(req.raw), opts)
 	case mDiagnostics:
 		var p diagnosticsParams
 		if err := unmarshal(req.meta, &p); err != nil {
@@ -688,6 +690,56 @@ func (hc *hostClient) addRoots(dirs ...string) {
 // inside refuses a path outside the client's roots, as the Manager
 // refuses one outside all roots: the Manager holds the roots of every
 // client of the profile, a client may ask only about its own.
+// outsideCheck is the check of a file outside the client's roots, as the
+// Manager answers one.
+func outsideCheck(path string, err error) lsp.CheckReport {
+	fd := lsp.FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]"), Verdict: lsp.Failed, Detail: err.Error()}
+	return lsp.CheckReport{Before: fd, After: fd, Added: json.RawMessage("[]"), Removed: json.RawMessage("[]")}
+}
+
+// checkEdit answers a check of several files: each Manager their servers
+// run in checks its files (one after another), the edited files' reports
+// first, in the order asked, then the other files'.
+func (hc *hostClient) checkEdit(ctx context.Context, w *world, files []checkFile, opts lsp.DiagnosticsOptions) (lsp.CheckEditReport, error) {
+	edited := make([]lsp.CheckReport, len(files))
+	byMgr := map[*lsp.Manager]map[string]int{}
+	var order []*lsp.Manager
+	for i, f := range files {
+		if err := hc.inside(f.Path); err != nil {
+			edited[i] = outsideCheck(f.Path, err)
+			continue
+		}
+		m := w.route(f.Path).mgr
+		if byMgr[m] == nil {
+			byMgr[m] = map[string]int{}
+			order = append(order, m)
+		}
+		byMgr[m][f.Path] = i
+	}
+	var others []lsp.CheckReport
+	for _, m := range order {
+		texts := map[string]string{}
+		for path, i := range byMgr[m] {
+			texts[path] = files[i].Text
+		}
+		rep, err := m.CheckEdit(ctx, texts, opts)
+		if err != nil {
+			return lsp.CheckEditReport{}, err
+		}
+		// The Manager answers its edited files in the order of their
+		// paths, then the others.
+		paths := slices.Sorted(maps.Keys(texts))
+		for j, r := range rep.Files {
+			if j < len(paths) {
+				edited[byMgr[m][paths[j]]] = r
+				continue
+			}
+			others = append(others, r)
+		}
+	}
+	return lsp.CheckEditReport{Files: append(edited, others...)}, nil
+}
+
 func (hc *hostClient) inside(path string) error {
 	hc.mu.Lock()
 	ok := hc.insides[path]

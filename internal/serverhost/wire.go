@@ -160,12 +160,20 @@ type diagnosticsParams struct {
 	Settle  time.Duration `json:"settle,omitempty"`
 }
 
-// checkParams are a check's meta; the content checked is the frame's raw
-// bytes.
+// checkParams are a check's meta: of one file, Path, whose content
+// checked is the frame's raw bytes; of several, Files, each with its
+// content.
 type checkParams struct {
-	Path    string        `json:"path"`
+	Path    string        `json:"path,omitempty"`
+	Files   []checkFile   `json:"files,omitempty"`
 	Timeout time.Duration `json:"timeout,omitempty"`
 	Settle  time.Duration `json:"settle,omitempty"`
+}
+
+// checkFile is one file of a check of several: its path and new content.
+type checkFile struct {
+	Path string `json:"path"`
+	Text string `json:"text"`
 }
 
 type pathsParams struct {
