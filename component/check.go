@@ -16,18 +16,19 @@ import (
 )
 
 // Checker is the optional Backend method behind the check action: the
-// diagnostics uri would gain and lose with text as its content, without
-// the disk, the editor or the diagnostics cache seeing text. wait is as
+// diagnostics the files would gain and lose with their new contents
+// together, and the files they do not name with them, without the disk,
+// the editor or the diagnostics cache seeing the contents. wait is as
 // DiagnosticReport's; incidental is lspext.CheckParams'.
 type Checker interface {
-	Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error)
+	Check(ctx context.Context, files []lspext.CheckFile, wait time.Duration, incidental bool) (*lspext.CheckResult, error)
 }
 
 var _ Checker = (*Wire)(nil)
 
 // Check implements Checker through _lsp/check.
-func (w *Wire) Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
-	raw, err := w.call(ctx, lspext.Check, lspext.CheckParams{URI: uri, Text: text, Wait: lspext.WaitMillis(wait), Incidental: incidental})
+func (w *Wire) Check(ctx context.Context, files []lspext.CheckFile, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
+	raw, err := w.call(ctx, lspext.Check, lspext.CheckParams{Files: files, Wait: lspext.WaitMillis(wait), Incidental: incidental})
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +53,12 @@ func canCheck(b Backend) bool {
 }
 
 // Check implements Checker when the wrapped Backend does.
-func (m marking) Check(ctx context.Context, uri, text string, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
+func (m marking) Check(ctx context.Context, files []lspext.CheckFile, wait time.Duration, incidental bool) (*lspext.CheckResult, error) {
 	c, ok := m.b.(Checker)
 	if !ok {
 		return nil, errNoCheck
 	}
-	r, err := c.Check(ctx, uri, text, wait, incidental)
+	r, err := c.Check(ctx, files, wait, incidental)
 	return r, upstream(err)
 }
 
@@ -86,11 +87,11 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 		return nil, errNoCheck
 	}
 	uri := edit.URIFromPath(p)
-	res, err := c.Check(ctx, uri, text, s.cfg.DiagnosticsWait, false)
+	res, err := c.Check(ctx, []lspext.CheckFile{{URI: uri, Text: text}}, s.cfg.DiagnosticsWait, false)
 	if err != nil {
 		return nil, err
 	}
-	text, clean, err := checkBlock(fmt.Sprintf("check of %s (nothing written)", relPath(s.Root, p)), relPath(s.Root, p), disk, text, res)
+	text, clean, err := s.checkBlock(fmt.Sprintf("check of %s (nothing written)", relPath(s.Root, p)), map[string][2]string{uri: {disk, text}}, res)
 	if err != nil {
 		return nil, err
 	}
@@ -106,13 +107,30 @@ func (s *Session) check(ctx context.Context, in Input) (*answer, error) {
 
 // checkBlock renders a check's answer under head: the counts and a line
 // per diagnostic added (+) and removed (-), or unknown when a server did
-// not answer fresh on both versions; then the servers' verdicts. clean is
-// whether every server answered fresh.
-func checkBlock(head, rel, disk, text string, res *lspext.CheckResult) (string, bool, error) {
-	added, aerr := checkLines(rel, "+ ", res.Added, text)
-	removed, rerr := checkLines(rel, "- ", res.Removed, disk)
-	if err := cmp.Or(aerr, rerr); err != nil {
-		return "", false, fmt.Errorf("check of %s: malformed answer: %w", rel, err)
+// not answer fresh on both versions; then the servers' verdicts. texts
+// are the edited files' contents before and after the edit, by URI (a
+// file not in the edit is read from disk: its positions are in that
+// content). clean is whether every server answered fresh.
+func (s *Session) checkBlock(head string, texts map[string][2]string, res *lspext.CheckResult) (string, bool, error) {
+	var added, removed []string
+	for _, f := range res.Files {
+		path, err := edit.PathFromURI(f.URI)
+		if err != nil {
+			return "", false, fmt.Errorf("%s: malformed answer: %w", head, err)
+		}
+		rel := relPath(s.Root, path)
+		t, ok := texts[f.URI]
+		if !ok {
+			// Columns fall back to UTF-16 offsets when it cannot be read.
+			b, _, _ := regfile.Read(path, s.c.cfg.MaxFileSize)
+			t = [2]string{string(b), string(b)}
+		}
+		a, aerr := checkLines(rel, "+ ", f.Added, t[1])
+		r, rerr := checkLines(rel, "- ", f.Removed, t[0])
+		if err := cmp.Or(aerr, rerr); err != nil {
+			return "", false, fmt.Errorf("check of %s: malformed answer: %w", rel, err)
+		}
+		added, removed = append(added, a...), append(removed, r...)
 	}
 	var out strings.Builder
 	clean := lspext.Clean(res.Servers)
@@ -124,7 +142,11 @@ func checkBlock(head, rel, disk, text string, res *lspext.CheckResult) (string, 
 	} else {
 		fmt.Fprintf(&out, "%s: unknown, no server answered fresh on the edit; not known to be clean\n", head)
 	}
-	out.WriteString(verdictsLine(res.Servers, "this file"))
+	what := "this file"
+	if len(texts) > 1 {
+		what = "these files"
+	}
+	out.WriteString(verdictsLine(res.Servers, what))
 	return out.String(), clean, nil
 }
 

@@ -128,12 +128,15 @@ var checkedActions = map[string]bool{"rename": true, "code_actions": true}
 
 // checkEdit checks the edit planned in pre (Checker): the block to show
 // (checkBlock, ending in a newline) and the result, nil when the check
-// was not done. A check covers one file's new content, so an edit that
-// changes more than one file, or creates, moves or deletes one, is said
-// not checked rather than checked a file at a time against the others'
-// old content, which would report errors the whole edit does not make.
+// was not done. Every file the edit changes is checked with the others'
+// new content, and the files it does not touch are reported where it
+// changes their diagnostics (a caller it breaks). An edit that creates,
+// moves or deletes a file is said not checked: a check sends new content
+// of files that exist.
 func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lspext.CheckResult) {
-	var one *edit.FileResult
+	var files []lspext.CheckFile
+	texts := map[string][2]string{}
+	var rels []string
 	n := 0
 	for i := range pre.Files {
 		f := &pre.Files[i]
@@ -142,19 +145,24 @@ func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lsp
 		}
 		n++
 		if f.Existed && f.Exists && f.OldPath == "" {
-			one = f
+			uri := edit.URIFromPath(f.Path)
+			files = append(files, lspext.CheckFile{URI: uri, Text: string(f.After)})
+			texts[uri] = [2]string{string(f.Before), string(f.After)}
+			rels = append(rels, relPath(s.Root, f.Path))
 		}
 	}
 	if n == 0 || !canCheck(s.c.backend) {
 		return "", nil
 	}
-	if n > 1 || one == nil {
-		return fmt.Sprintf("check of the edit: not done: it changes %d files or moves, creates or deletes one, and a check covers one file's new content; ask diagnostics after applying\n", n), nil
+	if len(files) < n {
+		return fmt.Sprintf("check of the edit: not done: it moves, creates or deletes %d of the %d files it changes, and a check sends only new content of existing files; ask diagnostics after applying\n", n-len(files), n), nil
 	}
 	c := s.c.backend.(Checker)
-	rel := relPath(s.Root, one.Path)
-	head := "check of the edit to " + rel + " before writing it"
-	res, err := c.Check(ctx, edit.URIFromPath(one.Path), string(one.After), s.cfg.DiagnosticsWait, true)
+	head := "check of the edit to " + rels[0] + " before writing it"
+	if len(rels) > 1 {
+		head = fmt.Sprintf("check of the edit to %d files before writing it", len(rels))
+	}
+	res, err := c.Check(ctx, files, s.cfg.DiagnosticsWait, true)
 	if errors.Is(err, errNoCheck) {
 		// A backend that never checks (an editor's only) says nothing
 		// on every edit.
@@ -163,7 +171,7 @@ func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lsp
 	if err != nil {
 		return head + ": not done: " + err.Error() + "\n", nil
 	}
-	text, _, err := checkBlock(head, rel, string(one.Before), string(one.After), res)
+	text, _, err := s.checkBlock(head, texts, res)
 	if err != nil {
 		return head + ": not done: " + err.Error() + "\n", nil
 	}

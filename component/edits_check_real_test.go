@@ -17,7 +17,8 @@ import (
 // says what the edit would add and remove before anything is written: a
 // rename that breaks the file (f to init: an init function cannot return
 // a value), one that changes nothing (a local), one that fixes an error
-// (f to y, which g calls); a rename over two files is said not checked;
+// (f to y, which g calls); a rename over two files is checked as one
+// edit and adds nothing;
 // the disk stays as it was through the previews, and the applied answer
 // carries the check too.
 func TestRenameChecked(t *testing.T) {
@@ -46,7 +47,7 @@ func TestRenameChecked(t *testing.T) {
 		{"fixes", map[string]any{"action": "rename", "file": "p.go", "line": 3, "symbol": "f", "new_name": "y"},
 			[]string{head + "0 added, 1 removed", "- p.go:9:9 error: undefined: y"}, false},
 		{"two files", map[string]any{"action": "rename", "file": "p.go", "line": 8, "symbol": "g", "new_name": "k"},
-			[]string{"check of the edit: not done: it changes 2 files"}, false},
+			[]string{"check of the edit to 2 files before writing it: 0 added, 0 removed", "servers: gopls: fresh"}, false},
 		{"applied", map[string]any{"action": "rename", "file": "p.go", "line": 3, "symbol": "f", "new_name": "init", "apply": true},
 			[]string{": applied", head + "1 added, 0 removed", "func init must have no arguments"}, true},
 	} {
