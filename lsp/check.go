@@ -49,7 +49,8 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 // CheckEdit returns the diagnostics files (path → new content) would have
 // together, without writing the disk: per server process, every file's
 // new content goes to the server as an unsaved version of the document
-// (opened from disk first when it was not open), the diagnostics of each
+// (opened from disk first when it was not open, and closed after), the
+// diagnostics of each
 // for that version are collected with the freshness rules of Diagnostics,
 // as are the reports the server makes meanwhile on files not in the edit,
 // and the disk's content is sent back as new versions. Nothing else sees
@@ -141,12 +142,14 @@ func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, o
 	var dtexts []string
 	var dout []*CheckReport
 	for j, path := range abs {
-		d, err := p.syncFor(path, useKeep)
+		// A peek: a file the check opened is closed after it.
+		d, err := p.syncFor(path, usePeek)
 		if err != nil {
 			out[j].Before.Verdict, out[j].Before.Detail = Failed, err.Error()
 			out[j].After = out[j].Before
 			continue
 		}
+		defer p.unpeek(path)
 		out[j].Before = s.diagnostics(bctx, p, d, settle)
 		ds, dtexts, dout = append(ds, d), append(dtexts, texts[j]), append(dout, out[j])
 	}
@@ -242,6 +245,15 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		fds[i] = s.diagnostics(ctx, p, c.at, settle)
 		fds[i].Path = c.d.path
 	}
+	_, pulls := p.pullSupported()
+	if !pulls {
+		// A server publishes a change's reports on several files one
+		// after another, those on files not in the edit after the
+		// edited files' own: they are the check's once quiet, and do not
+		// come after it for the cache (a server slower than settle
+		// between them can still send one late).
+		p.quiet(ctx, settle)
+	}
 	if sent != nil {
 		sent()
 	}
@@ -300,6 +312,29 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		}
 	}
 	return fds, others
+}
+
+// quiet waits until the server has published nothing for settle, ctx
+// ends or the process is gone.
+func (p *proc) quiet(ctx context.Context, settle time.Duration) {
+	t := time.NewTimer(settle)
+	defer t.Stop()
+	for {
+		_, _, changed, closed := p.diags.get("")
+		if closed {
+			return
+		}
+		select {
+		case <-changed:
+			t.Reset(settle)
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-p.done:
+			return
+		}
+	}
 }
 
 // diagKey is what matches a diagnostic before and after an edit.

@@ -245,12 +245,16 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 	p.mu.Lock()
 	checking, checked := p.checking != nil, p.checking[uri]
 	late := m.Version != nil && p.checkedVersions[uri] == v && v != 0
-	if checking && !checked && !late && p.checkOthers != nil {
+	other := checking && !checked && !late && p.checkOthers != nil
+	if other {
 		// Kept for the check's answer alone (an edit breaking a use in
 		// a file it does not touch).
 		p.checkOthers[uri] = diags
 	}
 	p.mu.Unlock()
+	if other {
+		p.diags.bump() // said to the check's wait for quiet
+	}
 	switch {
 	case late || (checking && !checked):
 		// A check's content (or, during a check, another document's
