@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -79,13 +78,7 @@ func (m *Manager) CheckEdit(ctx context.Context, files map[string]string, opts D
 		fd := FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]")}
 		abs, s, err := m.resolve(path)
 		if err != nil {
-			fd.Verdict, fd.Detail = Failed, err.Error()
-			if errors.Is(err, ErrNoServer) {
-				fd.Verdict = Unsupported
-			}
-			if me := (*MissingServerError)(nil); errors.As(err, &me) {
-				fd.Server = me.Server
-			}
+			fd = unresolved(fd, err)
 			reps[i].Before, reps[i].After = fd, fd
 			continue
 		}

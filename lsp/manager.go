@@ -478,18 +478,26 @@ func (m *Manager) Diagnostics(ctx context.Context, paths []string, opts Diagnost
 	return rep, nil
 }
 
+// unresolved is fd's verdict when no server could be found for its file
+// (err from resolve): unsupported when no server serves it, failed
+// otherwise, and a missing server's verdict is that server's, not an
+// anonymous one.
+func unresolved(fd FileDiagnostics, err error) FileDiagnostics {
+	fd.Verdict, fd.Detail = Failed, err.Error()
+	if errors.Is(err, ErrNoServer) {
+		fd.Verdict = Unsupported
+	}
+	if me := (*MissingServerError)(nil); errors.As(err, &me) {
+		fd.Server = me.Server
+	}
+	return fd
+}
+
 func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts DiagnosticsOptions) FileDiagnostics {
 	fd := FileDiagnostics{Path: path, Diagnostics: json.RawMessage("[]")}
 	abs, s, err := m.resolve(path)
 	if err != nil {
-		fd.Verdict, fd.Detail = Failed, err.Error()
-		if errors.Is(err, ErrNoServer) {
-			fd.Verdict = Unsupported
-		}
-		if me := (*MissingServerError)(nil); errors.As(err, &me) {
-			fd.Server = me.Server // the verdict is that server's, not an anonymous one
-		}
-		return fd
+		return unresolved(fd, err)
 	}
 	fd.Path, fd.URI, fd.Server = abs, edit.URIFromPath(abs), s.cfg.Name
 	s.begin()
