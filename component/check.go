@@ -194,17 +194,7 @@ func checkLines(rel, mark string, raw json.RawMessage, text string) ([]string, e
 		if st.Line >= 0 && st.Line < len(lines) {
 			col = runeColumn(lines[st.Line], st.Character)
 		}
-		label := severityName(cmp.Or(d.Severity, 1)) + ": " + firstLine(d.Message)
-		var tags []string
-		if d.Source != "" {
-			tags = append(tags, d.Source)
-		}
-		if c := codeString(d.Code); c != "" {
-			tags = append(tags, c)
-		}
-		if len(tags) > 0 {
-			label += " [" + strings.Join(tags, " ") + "]"
-		}
+		label := diagnosticLabel(cmp.Or(d.Severity, 1), d.Message, d.Source, d.Code)
 		out = append(out, fmt.Sprintf("%s%s:%d:%d %s", mark, rel, st.Line+1, col, label))
 	}
 	return out, nil

@@ -100,18 +100,7 @@ func (s *Session) diagnostics(ctx context.Context, in Input) (*answer, error) {
 				continue
 			}
 			it := r.item(f.URI, d.Range.Start)
-			label := severityName(sev) + ": " + firstLine(d.Message)
-			var tags []string
-			if d.Source != "" {
-				tags = append(tags, d.Source)
-			}
-			if c := codeString(d.Code); c != "" {
-				tags = append(tags, c)
-			}
-			if len(tags) > 0 {
-				label += " [" + strings.Join(tags, " ") + "]"
-			}
-			it.Label = label
+			it.Label = diagnosticLabel(sev, d.Message, d.Source, d.Code)
 			items = append(items, it)
 		}
 	}
@@ -323,4 +312,21 @@ func verdictsLine(vs []lspext.ServerVerdict, what string) string {
 		verdicts = []string{"no language server answered for " + what}
 	}
 	return "servers: " + strings.Join(verdicts, "; ")
+}
+
+// diagnosticLabel is how a diagnostic reads after its place, in lists and
+// in checks: "severity: first line of the message [source code]".
+func diagnosticLabel(severity int, message, source string, code json.RawMessage) string {
+	label := severityName(severity) + ": " + firstLine(message)
+	var tags []string
+	if source != "" {
+		tags = append(tags, source)
+	}
+	if c := codeString(code); c != "" {
+		tags = append(tags, c)
+	}
+	if len(tags) > 0 {
+		label += " [" + strings.Join(tags, " ") + "]"
+	}
+	return label
 }
