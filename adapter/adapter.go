@@ -429,13 +429,7 @@ func isExt(method string) bool {
 func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	method, _ := lspext.Canonical(m.Method)
 	params := m.Params()
-	a.mu.Lock()
-	synced := a.synced
-	a.mu.Unlock()
-	a.wg.Add(1)
-	hop.Answer(m, func() (json.RawMessage, error) {
-		defer a.wg.Done()
-		awaitSync(ctx, synced)
+	a.answerOff(ctx, hop, m, func() (json.RawMessage, error) {
 		res, err := a.serve(ctx, hop, method, params)
 		if err != nil {
 			return nil, rpcError(ctx, method, err)
@@ -444,6 +438,21 @@ func (a *Adapter) take(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 			res = json.RawMessage("null")
 		}
 		return res, nil
+	})
+}
+
+// answerOff answers the request m with answer, off the pipeline
+// (Hop.Answer), once the local servers have seen the files the chain
+// synced before m; Close waits for it.
+func (a *Adapter) answerOff(ctx context.Context, hop *proxy.Hop, m *proxy.Message, answer func() (json.RawMessage, error)) {
+	a.mu.Lock()
+	synced := a.synced
+	a.mu.Unlock()
+	a.wg.Add(1)
+	hop.Answer(m, func() (json.RawMessage, error) {
+		defer a.wg.Done()
+		awaitSync(ctx, synced)
+		return answer()
 	})
 }
 

@@ -113,13 +113,7 @@ func (a *Adapter) sessionRoots(id string) ([]string, error) {
 // the answer is then -32800.
 func (a *Adapter) takeRFD(ctx context.Context, hop *proxy.Hop, m *proxy.Message) {
 	method, params := m.Method, m.Params()
-	a.mu.Lock()
-	synced := a.synced
-	a.mu.Unlock()
-	a.wg.Add(1)
-	hop.Answer(m, func() (json.RawMessage, error) {
-		defer a.wg.Done()
-		awaitSync(ctx, synced)
+	a.answerOff(ctx, hop, m, func() (json.RawMessage, error) {
 		var (
 			res json.RawMessage
 			err error
