@@ -325,28 +325,24 @@ func writes(method string) bool { return method == "workspace/executeCommand" }
 // Ask is lsp.Manager.Ask, through the host: the raw result and the
 // server's readiness when its answer was read.
 func (c *Client) Ask(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
-	var res askResult
-	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method}, params, &res, true, !writes(method))
-	if err != nil {
-		return lsp.Answer{}, err
-	}
-	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
+	return c.ask(ctx, requestParams{Path: path, Method: method}, params)
 }
 
 // AskNative is lsp.Manager.AskNative, through the host.
 func (c *Client) AskNative(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
-	var res askResult
-	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Native: true}, params, &res, true, !writes(method))
-	if err != nil {
-		return lsp.Answer{}, err
-	}
-	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
+	return c.ask(ctx, requestParams{Path: path, Method: method, Native: true}, params)
 }
 
 // Peek is lsp.Manager.Peek, through the host.
 func (c *Client) Peek(ctx context.Context, path, method string, params json.RawMessage) (lsp.Answer, error) {
+	return c.ask(ctx, requestParams{Path: path, Method: method, Peek: true}, params)
+}
+
+// ask makes the request p says, with the server's params carried as they
+// are; a request that may write files is not retried on a new host.
+func (c *Client) ask(ctx context.Context, p requestParams, params json.RawMessage) (lsp.Answer, error) {
 	var res askResult
-	raw, err := c.call(ctx, mRequest, requestParams{Path: path, Method: method, Peek: true}, params, &res, true, !writes(method))
+	raw, err := c.call(ctx, mRequest, p, params, &res, true, !writes(p.Method))
 	if err != nil {
 		return lsp.Answer{}, err
 	}
