@@ -49,9 +49,8 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 // together, without writing the disk: per server process, every file's
 // new content goes to the server as an unsaved version of the document
 // (opened from disk first when it was not open, and closed after), the
-// diagnostics of each
-// for that version are collected with the freshness rules of Diagnostics,
-// as are the reports the server makes meanwhile on files not in the edit,
+// diagnostics of each for that version are collected with the freshness
+// rules of Diagnostics, as are the reports the server makes meanwhile on files not in the edit,
 // and the disk's content is sent back as new versions. Nothing else sees
 // the edit: a check holds the process exclusively (regular requests wait
 // for it and then see the disk's content), the server's reports during it
