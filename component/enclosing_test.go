@@ -144,7 +144,7 @@ func TestEnclosingWithoutDocumentSymbol(t *testing.T) {
 	uri := edit.URIFromPath(filepath.Join(s.Root, "main.go"))
 	fb.set("textDocument/references", `[{"uri":`+jsonString(uri)+`,"range":{"start":{"line":7,"character":13},"end":{"line":7,"character":16}}}]`)
 	text, isErr := callTool(t, cs, map[string]any{"action": "references", "file": "main.go", "line": 5, "symbol": "add"})
-	if want := "references: 1\nmain.go\n  main.go:8:14\n    fmt.Println(add(1, 2), add(3, 4))\n"; isErr || text != want {
+	if want := "references: 1\n  main.go:8:14\n    fmt.Println(add(1, 2), add(3, 4))\n"; isErr || text != want {
 		t.Errorf("got:\n%s\nwant:\n%s", text, want)
 	}
 	if got := symbolRequests(fb); len(got) != 1 {

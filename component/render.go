@@ -482,10 +482,14 @@ func renderLevel(l *listing, level int) string {
 		}
 		return f
 	}
+	// One file without a mark needs no heading: every line names it.
+	headings := len(order) > 1 || len(order) == 1 && mark(order[0]) != order[0]
 	switch level {
 	case 0, 1:
 		for _, f := range order {
-			b.WriteString(mark(f) + "\n")
+			if headings {
+				b.WriteString(mark(f) + "\n")
+			}
 			for _, it := range groups[f] {
 				fmt.Fprintf(&b, "  %s:%d:%d", f, it.Line, it.Column)
 				if it.In != "" {
