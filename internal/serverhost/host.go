@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/lsp"
@@ -263,7 +264,12 @@ type hostClient struct {
 	w        *world
 	unsubs   []func()
 	inflight map[uint64]context.CancelFunc
-	calls    sync.WaitGroup // the goroutines answering its calls
+	calls    sync.WaitGroup // the calls being answered
+	// work hands a call to an idle worker; workers counts the workers,
+	// idle those waiting on work (at most maxIdleWorkers).
+	work    chan func()
+	workers sync.WaitGroup
+	idle    atomic.Int32
 	// left is set (under mu) as the client leaves: no call starts after
 	// it, so calls.Add never races leave's calls.Wait.
 	left bool
@@ -275,7 +281,7 @@ type hostClient struct {
 
 func (h *host) open(ctx context.Context, c *net.UnixConn) {
 	cctx, stop := context.WithCancel(ctx)
-	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}, insides: map[string]bool{}}
+	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}, insides: map[string]bool{}, work: make(chan func())}
 	conn := newLink(c, hc.handle)
 	hc.conn = conn
 	h.mu.Lock()
@@ -300,6 +306,7 @@ func (hc *hostClient) leave() {
 	hc.left = true
 	hc.mu.Unlock()
 	hc.calls.Wait()
+	hc.workers.Wait()
 	hc.mu.Lock()
 	unsubs, w := hc.unsubs, hc.w
 	hc.unsubs, hc.w = nil, nil
@@ -360,7 +367,7 @@ func (hc *hostClient) handle(req message) {
 	hc.calls.Add(1)
 	hc.mu.Unlock()
 	hc.h.change()
-	go func() {
+	job := func() {
 		defer hc.calls.Done()
 		defer func() {
 			hc.mu.Lock()
@@ -375,7 +382,39 @@ func (hc *hostClient) handle(req message) {
 			return
 		}
 		hc.conn.Reply(req.id, res, raw)
-	}()
+	}
+	select {
+	case hc.work <- job:
+	default:
+		hc.workers.Add(1)
+		go hc.worker(job)
+	}
+}
+
+// maxIdleWorkers bounds the workers a client keeps waiting for calls.
+const maxIdleWorkers = 4
+
+// worker answers calls, job first, then those handed to it while it
+// waits, until the client leaves or enough others wait. Calls run on
+// kept goroutines because a fresh one grows its stack anew through the
+// Manager's JSON encoding on every call (a tenth of the host's CPU per
+// warm call, BenchmarkWarmHoverHost/host-here).
+func (hc *hostClient) worker(job func()) {
+	defer hc.workers.Done()
+	for {
+		job()
+		if hc.idle.Add(1) > maxIdleWorkers {
+			hc.idle.Add(-1)
+			return
+		}
+		select {
+		case job = <-hc.work:
+			hc.idle.Add(-1)
+		case <-hc.ctx.Done():
+			hc.idle.Add(-1)
+			return
+		}
+	}
 }
 
 func unmarshal(meta []byte, v any) error {
