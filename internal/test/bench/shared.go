@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/procfs"
 	"github.com/acp-lsp/acp-lsp/internal/serverhost"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
@@ -45,6 +47,13 @@ type SharedResult struct {
 	// Calls warm hovers were timed, in process and through the host.
 	Calls                  int
 	InProcess, ThroughHost time.Duration
+	// ToolOwn and ToolShared are a warm hover as the agent asks it (the
+	// lsp tool over MCP, through the whole chain) with local.shared off
+	// and on; ToolErr says why they were not measured.
+	ToolOwn, ToolShared time.Duration
+	ToolErr             string
+	// MCPClient is the client that made the tool calls.
+	MCPClient string
 }
 
 // sharedRows measures the shared-servers rows on the bench workspace
@@ -139,6 +148,14 @@ func sharedRows(ctx context.Context, env *Env, w *Workspace, quick bool, logf fu
 	}
 	res.InProcess, res.ThroughHost = median(in), median(host)
 
+	logf("shared: warm lsp tool hover, %d calls with local.shared off and on", res.Calls)
+	res.MCPClient = env.MCPClient
+	if res.ToolOwn, res.ToolShared, err = toolHovers(ctx, env, w, root, hcfg, res.Calls); err != nil {
+		// The other rows stand; the report says why this one is missing.
+		res.ToolErr = firstLineOf(err.Error())
+		logf("shared: warm lsp tool hover: %v", err)
+	}
+
 	logf("shared: prewarm: fetching %s@%s", LoadSpec.Module, LoadSpec.Version)
 	lw, err := Fetch(ctx, env.Cache, LoadSpec, env.Base)
 	if err != nil {
@@ -192,6 +209,47 @@ func sharedRows(ctx context.Context, env *Env, w *Workspace, quick bool, logf fu
 	}
 	res.Load, res.WaitCold, res.WaitWarm, res.Right = load, cold, warm, ok1 && ok2 && ok3
 	return res, nil
+}
+
+// toolHovers returns the median of calls warm hovers as the agent asks
+// them (the lsp tool, MCP over HTTP into the component, the chain, the
+// adapter's servers), with the servers in process and through the host
+// of hcfg, asked side by side, call for call.
+func toolHovers(ctx context.Context, env *Env, w *Workspace, root string, hcfg serverhost.Config, calls int) (own, shared time.Duration, err error) {
+	t, err := Locate(root, w.Spec)
+	if err != nil {
+		return 0, 0, err
+	}
+	var subjects []Subject
+	for _, host := range []bool{false, true} {
+		ac := adapter.Config{LSP: lsp.Options{Env: w.Env}}
+		if host {
+			ac.Host = func(o lsp.Options) (adapter.LocalServers, error) { return serverhost.NewClient(o, hcfg) }
+		}
+		s, err := startACPLSP(ctx, env, root, ac)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer s.Close()
+		subjects = append(subjects, s)
+	}
+	var took [2][]time.Duration
+	for i := range calls + 10 {
+		for j, s := range subjects {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+			t0 := time.Now()
+			text, err := s.Do(cctx, OpHover, t)
+			d := time.Since(t0)
+			cancel()
+			if ok, why := judge(OpHover, t, text, ""); err != nil || !ok {
+				return 0, 0, fmt.Errorf("lsp tool hover (shared %v): %v %s", j == 1, err, why)
+			}
+			if i >= 10 { // the first calls warm up
+				took[j] = append(took[j], d)
+			}
+		}
+	}
+	return median(took[0]), median(took[1]), nil
 }
 
 // local is what the rows ask of an acp-lsp process's servers.
@@ -251,6 +309,14 @@ func (s *SharedResult) markdown(b *strings.Builder) {
 	p("| | median | x in process |\n|---|---:|---:|\n")
 	p("| in process (`lsp.Manager`) | %d µs | 1.00x |\n", s.InProcess.Microseconds())
 	p("| through the host (`serverhost.Client`) | %d µs | %.2fx |\n", s.ThroughHost.Microseconds(), ratio(int64(s.ThroughHost), int64(s.InProcess)))
+	p("\nWarm hover as the agent asks it, median of %d: the `lsp` tool over MCP (%s client, HTTP) through the whole chain, `local.shared` off and on, call for call:\n\n", s.Calls, cmp.Or(s.MCPClient, ClientSDK))
+	if s.ToolErr != "" {
+		p("**Not measured: %s**\n", s.ToolErr)
+		return
+	}
+	p("| | median | x shared off |\n|---|---:|---:|\n")
+	p("| `local.shared = false` | %d µs | 1.00x |\n", s.ToolOwn.Microseconds())
+	p("| `local.shared = true` | %d µs | %.2fx |\n", s.ToolShared.Microseconds(), ratio(int64(s.ToolShared), int64(s.ToolOwn)))
 }
 
 func ratio(a, b int64) float64 {

@@ -31,7 +31,13 @@ type Stack struct {
 
 // StartStack starts the chain and initializes it as an editor would.
 func StartStack(ctx context.Context, lspOpts lsp.Options, cc component.Config) (*Stack, error) {
-	a, err := adapter.New(adapter.Config{LSP: lspOpts})
+	return startStack(ctx, adapter.Config{LSP: lspOpts}, cc)
+}
+
+// startStack is StartStack with the adapter's whole configuration (its
+// Host: local.shared).
+func startStack(ctx context.Context, ac adapter.Config, cc component.Config) (*Stack, error) {
+	a, err := adapter.New(ac)
 	if err != nil {
 		return nil, fmt.Errorf("stack: %w", err)
 	}
@@ -110,7 +116,12 @@ func (s *Stack) Close() error {
 // StartACPLSP starts column (b): the stack over root, one session, the
 // MCP client (Env.MCPClient) connected over HTTP.
 func StartACPLSP(ctx context.Context, env *Env, root string, wsEnv []string) (Subject, error) {
-	st, err := StartStack(ctx, lsp.Options{Env: wsEnv}, component.Config{})
+	return startACPLSP(ctx, env, root, adapter.Config{LSP: lsp.Options{Env: wsEnv}})
+}
+
+// startACPLSP is StartACPLSP with the adapter's whole configuration.
+func startACPLSP(ctx context.Context, env *Env, root string, ac adapter.Config) (Subject, error) {
+	st, err := startStack(ctx, ac, component.Config{})
 	if err != nil {
 		return nil, err
 	}
