@@ -334,7 +334,7 @@ func (hc *hostClient) leave() {
 
 // handle takes what the client sent. Notifications (addRoot, cancel) are
 // handled in the order read, so a root added before a request is in
-// force for it; calls run on goroutines of their own.
+// force for it; calls run on workers (worker), off the reading goroutine.
 func (hc *hostClient) handle(req message) {
 	if req.kind == kindNotify {
 		switch req.method {
