@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix && !linux && !darwin
 
 package reap
 
@@ -10,11 +10,11 @@ import (
 )
 
 // Start starts cmd (made by exec.Command, not yet started; no SysProcAttr
-// of its own) leading a process group of its own. Without a subreaper
-// there is no guard: Kill and the child's exit end its group, and a
-// process that left the group, or acp-lsp killed outright, escapes. Gone
-// is closed once no member of the group is alive (macOS lists them by
-// sysctl and awaits each by kqueue; elsewhere the group is killed once).
+// of its own) leading a process group of its own. There is no guard on
+// these systems (Linux and macOS have one): Kill and the child's exit end
+// its group, and a process that left the group, or acp-lsp killed
+// outright, escapes. Gone is closed once the group has been killed (its
+// members cannot be listed here, so it is killed once).
 func Start(cmd *exec.Cmd) (*Child, error) {
 	if cmd.SysProcAttr != nil {
 		return nil, errors.New("reap: a command with a SysProcAttr cannot be started in a group")

@@ -3,18 +3,23 @@
 // the child and everything it started, also what left its process group
 // (a daemon that called setsid), also when acp-lsp is killed outright.
 //
-// On Linux the child is started through a guard: acp-lsp's own binary run
-// again (/proc/self/exe, recognised by its argv[0] before main runs) that
-// makes itself a child subreaper, so every orphan of the child's tree is
-// reparented to it, and starts the child with acp-lsp's stdio for it,
-// which it then lets go of. When acp-lsp asks for the end, or dies (the
-// guard sees the end of a socket only acp-lsp holds), the guard kills its
-// descendants until none is left. It reports the child's pid and exit
-// status over that socket. On Windows the child runs in a job object of
-// its own, which holds everything it starts and is killed when its last
-// handle, acp-lsp's, closes. On other Unix systems the child leads a
-// process group of its own and only that group is ended (no subreaper
-// there).
+// On Linux and macOS the child is started through a guard: acp-lsp's own
+// binary run again (recognised by its argv[0] before main runs) that
+// starts the child, leading a process group of its own, with acp-lsp's
+// stdio for it, which it then lets go of. When acp-lsp asks for the end,
+// or dies (the guard sees the end of a socket only acp-lsp holds), the
+// guard ends the child's tree until none of it is left, and it reports
+// the child's pid and exit status over that socket. On Linux the guard is
+// a child subreaper, so every orphan of the tree is reparented to it, and
+// it kills its descendants, also what left the group (a daemon that
+// called setsid). macOS has no subreaper: there the guard ends the
+// child's process group (listed by sysctl, each exit awaited by kqueue),
+// and what left the group escapes. The guard's logic is one for both; the
+// platform parts are a hold (guard_linux.go, guard_darwin.go). On Windows
+// the child runs in a job object of its own, which holds everything it
+// starts and is killed when its last handle, acp-lsp's, closes. On other
+// Unix systems the child leads a process group of its own and only that
+// group is ended, by acp-lsp itself (no guard there).
 package reap
 
 import (
@@ -64,7 +69,7 @@ func (c *Child) Terminate() { c.term() }
 func (c *Child) Kill() { c.kill() }
 
 // Gone is closed once the child has exited and its tree has ended: on
-// Linux after Kill, elsewhere with the child.
+// Linux and macOS after Kill, elsewhere with the child.
 func (c *Child) Gone() <-chan struct{} { return c.gone }
 
 // ExitError is how a child ended other than with status 0.
