@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func TestAdmitReadsPeerCredentials(t *testing.T) {
 // plain folder with no access for others; it is refused, never repaired.
 func TestDirRefusesUnsafeFolders(t *testing.T) {
 	base := t.TempDir()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		name string
 		make func(path string)
 		ok   bool
@@ -83,7 +84,9 @@ func TestDirRefusesUnsafeFolders(t *testing.T) {
 		{"a file", func(p string) { must(t, os.WriteFile(p, nil, 0o600)) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := filepath.Join(base, strings.ReplaceAll(tc.name, " ", "-"))
+			// Short, so its sockets fit a socket address (else Dir
+			// chooses /tmp/acp-lsp-UID).
+			run := filepath.Join(base, strconv.Itoa(i))
 			must(t, os.Mkdir(run, 0o700))
 			tc.make(filepath.Join(run, "acp-lsp"))
 			dir, err := Dir(func(k string) string {

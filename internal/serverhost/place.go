@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -28,6 +29,9 @@ func Identity() (string, error) {
 	return identityOf(exe)
 }
 
+// identityLen is the length of a build identity, in hex digits.
+const identityLen = 16
+
 func identityOf(exe string) (string, error) {
 	fi, err := os.Stat(exe)
 	if err != nil {
@@ -41,7 +45,7 @@ func identityOf(exe string) (string, error) {
 	if dev, ino, ok := fileKey(fi); ok {
 		fmt.Fprintf(h, "\x00%d\x00%d", dev, ino)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return hex.EncodeToString(h.Sum(nil))[:identityLen], nil
 }
 
 // ErrUnsafeDir: the socket folder can be opened by someone else than the
@@ -50,7 +54,9 @@ var ErrUnsafeDir = errors.New("server host folder is not the user's own")
 
 // Dir returns the folder of the user's server host sockets, creating it:
 // $XDG_RUNTIME_DIR/acp-lsp (a folder only the user can open, by the XDG
-// rules), else acp-lsp-UID in the temporary folder. It must be a folder
+// rules), else acp-lsp-UID in the temporary folder (macOS:
+// ~/Library/Caches/acp-lsp), else, when those sockets would not fit a
+// socket address, /tmp/acp-lsp-UID (chooseDir). It must be a folder
 // (not a link) owned by the user with no access for group or others;
 // anything else is refused with ErrUnsafeDir, never repaired, as someone
 // else may have made it to catch the user's traffic.
@@ -67,12 +73,51 @@ func Dir(getenv func(string) string) (string, error) {
 
 // dirPath is the folder Dir makes.
 func dirPath(getenv func(string) string) string {
-	base := getenv("XDG_RUNTIME_DIR")
-	name := "acp-lsp"
-	if base == "" || !filepath.IsAbs(base) {
-		base, name = os.TempDir(), "acp-lsp-"+strconv.Itoa(os.Getuid())
+	e := dirEnv{goos: runtime.GOOS, runtimeDir: getenv("XDG_RUNTIME_DIR"), tempDir: os.TempDir(), uid: os.Getuid()}
+	e.cacheDir, _ = os.UserCacheDir()
+	return chooseDir(e)
+}
+
+// dirEnv is what the socket folder is chosen from.
+type dirEnv struct {
+	goos       string
+	runtimeDir string // $XDG_RUNTIME_DIR
+	tempDir    string // os.TempDir()
+	cacheDir   string // os.UserCacheDir(); empty when unknown
+	uid        int
+}
+
+// chooseDir is the socket folder for e: the first of the platform's
+// private places whose sockets fit a unix socket address, else
+// /tmp/acp-lsp-UID, which always does. $XDG_RUNTIME_DIR (absolute) comes
+// first everywhere; then, on macOS, the user's cache folder
+// (~/Library/Caches: $TMPDIR there is long, and macOS sweeps the
+// temporary folders of files unused for days, a long-lived host's socket
+// among them), elsewhere the temporary folder. A folder in /tmp (or any
+// other) is used only once Dir has checked it is the user's own.
+func chooseDir(e dirEnv) string {
+	own := "acp-lsp-" + strconv.Itoa(e.uid)
+	var places []string
+	if filepath.IsAbs(e.runtimeDir) {
+		places = append(places, filepath.Join(e.runtimeDir, "acp-lsp"))
 	}
-	return filepath.Join(base, name)
+	switch {
+	case e.goos == "darwin" && filepath.IsAbs(e.cacheDir):
+		places = append(places, filepath.Join(e.cacheDir, "acp-lsp"))
+	case e.goos != "darwin" && e.tempDir != "":
+		places = append(places, filepath.Join(e.tempDir, own))
+	}
+	for _, dir := range places {
+		if socketFits(dir) {
+			return dir
+		}
+	}
+	return filepath.Join("/tmp", own)
+}
+
+// socketFits reports whether the sockets in dir fit a unix socket address.
+func socketFits(dir string) bool {
+	return len(place{dir: dir, id: strings.Repeat("0", identityLen)}.socket()) <= maxSocketPath
 }
 
 // checkDir refuses dir unless it is a folder owned by uid that only its

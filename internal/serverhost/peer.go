@@ -1,0 +1,26 @@
+package serverhost
+
+import (
+	"fmt"
+	"net"
+)
+
+// peerUID reads the uid of the process at the other end of c, from the
+// kernel (sockUID: the platform's peer credentials).
+func peerUID(c *net.UnixConn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, fmt.Errorf("peer credentials: %w", err)
+	}
+	var (
+		uid  int
+		gerr error
+	)
+	if err := raw.Control(func(fd uintptr) { uid, gerr = sockUID(int(fd)) }); err != nil {
+		return 0, fmt.Errorf("peer credentials: %w", err)
+	}
+	if gerr != nil {
+		return 0, fmt.Errorf("peer credentials: %w", gerr)
+	}
+	return uid, nil
+}
