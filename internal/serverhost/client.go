@@ -44,11 +44,18 @@ var ErrHostGone = errors.New("the shared language-server host ended during the c
 // adapter's local servers (adapter.LocalServers), served by the host's
 // servers for the client's profile (lsp.Options) and roots. It starts the
 // host on the first call that needs a server, and a new one when the
-// host it used is gone. Its methods are safe for concurrent use.
+// host it used is gone. When the host cannot start or will not take it
+// (its folder is not the user's own, its socket would not fit a socket
+// address, the binary fails, the hello fails), the Client runs the servers in this process from then on, as
+// an lsp.Manager would, and logs a warning. Its methods are safe for
+// concurrent use.
 type Client struct {
 	cfg  Config
 	log  *slog.Logger
 	prof profile
+	opts lsp.Options // for the servers run here when the host cannot start
+	// local serves every call once the host could not start.
+	local atomic.Pointer[lsp.Manager]
 	// survey walks workspaces here, with the same registry and PATH as
 	// the host's Manager would; it never starts a server.
 	survey *lsp.Manager
@@ -96,7 +103,8 @@ func NewClient(opts lsp.Options, cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, prof: profileOf(opts, os.Environ()), subs: map[int]chan lsp.DiagnosticsEvent{}}
+	c := &Client{cfg: cfg, log: cfg.Logger, prof: profileOf(opts, os.Environ()), opts: opts, subs: map[int]chan lsp.DiagnosticsEvent{}}
+	c.opts.Roots = nil // AddRoot's, at the fallback's start
 	sopts := c.prof.options()
 	sopts.Logger = cfg.Logger
 	m, err := lsp.NewManager(sopts)
@@ -159,6 +167,9 @@ func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 	if errors.Is(err, errNoHost) {
 		return nil, nil
 	}
+	if err != nil && start {
+		return nil, c.fallBack(ctx, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +186,7 @@ func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 				return nil, nil
 			}
 			if uc, err = startHost(ctx, pl, c.cfg.Executable, c.cfg.Idle, c.log); err != nil {
-				return nil, err
+				return nil, c.fallBack(ctx, err)
 			}
 		}
 		conn = newLink(uc, c.handle)
@@ -195,11 +206,18 @@ func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 		conn.Close()
 		var we *wireError
 		if errors.As(err, &we) {
-			return nil, fmt.Errorf("server host: %w", decodeError(we))
+			err = fmt.Errorf("server host: %w", decodeError(we))
+		} else if attempt > 0 || ctx.Err() != nil {
+			err = fmt.Errorf("server host: hello: %w", err)
+		} else {
+			continue
 		}
-		if attempt > 0 || ctx.Err() != nil {
-			return nil, fmt.Errorf("server host: hello: %w", err)
+		// A host that refuses this process (its peer credentials
+		// unreadable) is one that cannot start for it.
+		if start {
+			return nil, c.fallBack(ctx, err)
 		}
+		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -227,6 +245,59 @@ func (c *Client) session(ctx context.Context, start bool) (*link, error) {
 	return conn, nil
 }
 
+// errInProcess: the host could not start; the call is answered in this
+// process (Client.local).
+var errInProcess = errors.New("server host: servers run in this process")
+
+// fallBack makes the servers run in this process from now on, the host
+// having failed to start with cause, and returns errInProcess; or cause
+// when ctx ended (the start was cut short, not refused), or why the
+// servers cannot run here either. Once in process a Client stays so: its
+// servers, documents and diagnostics are there.
+func (c *Client) fallBack(ctx context.Context, cause error) error {
+	if ctx.Err() != nil {
+		return cause
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return lsp.ErrClosed
+	}
+	if c.local.Load() != nil {
+		return errInProcess
+	}
+	o := c.opts
+	o.Roots = slices.Clone(c.roots)
+	m, err := lsp.NewManager(o)
+	if err != nil {
+		return fmt.Errorf("%w; in this process: %w", cause, err)
+	}
+	c.log.Warn("the shared server host cannot start; running language servers in this process", "err", cause)
+	// The Manager's diagnostics reach the Client's subscribers as the
+	// host's would; the channel closes with the Manager.
+	events, _ := m.Subscribe(64)
+	go func() {
+		for ev := range events {
+			c.publish(ev)
+		}
+	}()
+	c.local.Store(m)
+	return errInProcess
+}
+
+// either answers through the host (host), or in this process (here) once
+// the host could not start.
+func either[T any](c *Client, host func() (T, error), here func(*lsp.Manager) (T, error)) (T, error) {
+	if m := c.local.Load(); m != nil {
+		return here(m)
+	}
+	v, err := host()
+	if errors.Is(err, errInProcess) {
+		return here(c.local.Load())
+	}
+	return v, err
+}
+
 // handle receives the host's diagnostics.
 func (c *Client) handle(m message) {
 	if m.kind != kindNotify || m.method != nDiagnostics {
@@ -236,6 +307,12 @@ func (c *Client) handle(m message) {
 	if err := json.Unmarshal(m.meta, &ev); err != nil {
 		return
 	}
+	c.publish(ev)
+}
+
+// publish hands ev to every subscriber (dropped for one whose buffer is
+// full, as lsp.Manager does).
+func (c *Client) publish(ev lsp.DiagnosticsEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ch := range c.subs {
@@ -309,6 +386,9 @@ func (c *Client) AddRoot(root string) error {
 		return nil
 	}
 	c.roots = append(c.roots, abs)
+	if m := c.local.Load(); m != nil {
+		return m.AddRoot(abs)
+	}
 	if c.conn != nil {
 		// A notification, read by the host in order: in force for
 		// every call sent after it.
@@ -341,12 +421,22 @@ func (c *Client) Peek(ctx context.Context, path, method string, params json.RawM
 // ask makes the request p says, with the server's params carried as they
 // are; a request that may write files is not retried on a new host.
 func (c *Client) ask(ctx context.Context, p requestParams, params json.RawMessage) (lsp.Answer, error) {
-	var res askResult
-	raw, err := c.call(ctx, mRequest, p, params, &res, true, !writes(p.Method))
-	if err != nil {
-		return lsp.Answer{}, err
-	}
-	return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
+	return either(c, func() (lsp.Answer, error) {
+		var res askResult
+		raw, err := c.call(ctx, mRequest, p, params, &res, true, !writes(p.Method))
+		if err != nil {
+			return lsp.Answer{}, err
+		}
+		return lsp.Answer{Result: raw, Readiness: res.Readiness}, nil
+	}, func(m *lsp.Manager) (lsp.Answer, error) {
+		switch {
+		case p.Native:
+			return m.AskNative(ctx, p.Path, p.Method, params)
+		case p.Peek:
+			return m.Peek(ctx, p.Path, p.Method, params)
+		}
+		return m.Ask(ctx, p.Path, p.Method, params)
+	})
 }
 
 // Request is lsp.Manager.Request, through the host.
@@ -357,11 +447,13 @@ func (c *Client) Request(ctx context.Context, path, method string, params json.R
 
 // Diagnostics is lsp.Manager.Diagnostics, through the host.
 func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.DiagnosticsOptions) (*lsp.DiagnosticsReport, error) {
-	var rep lsp.DiagnosticsReport
-	if _, err := c.call(ctx, mDiagnostics, diagnosticsParams{Paths: paths, Timeout: opts.Timeout, Settle: opts.Settle}, nil, &rep, true, true); err != nil {
-		return nil, err
-	}
-	return &rep, nil
+	return either(c, func() (*lsp.DiagnosticsReport, error) {
+		var rep lsp.DiagnosticsReport
+		if _, err := c.call(ctx, mDiagnostics, diagnosticsParams{Paths: paths, Timeout: opts.Timeout, Settle: opts.Settle}, nil, &rep, true, true); err != nil {
+			return nil, err
+		}
+		return &rep, nil
+	}, func(m *lsp.Manager) (*lsp.DiagnosticsReport, error) { return m.Diagnostics(ctx, paths, opts) })
 }
 
 // Check is lsp.Manager.Check, through the host: the host's Manager holds
@@ -369,9 +461,11 @@ func (c *Client) Diagnostics(ctx context.Context, paths []string, opts lsp.Diagn
 // another, sees the checked content. A host gone mid-check is asked
 // once more (the check writes nothing).
 func (c *Client) Check(ctx context.Context, path, text string, opts lsp.DiagnosticsOptions) (lsp.CheckReport, error) {
-	var rep lsp.CheckReport
-	_, err := c.call(ctx, mCheck, checkParams{Path: path, Timeout: opts.Timeout, Settle: opts.Settle}, []byte(text), &rep, true, true)
-	return rep, err
+	return either(c, func() (lsp.CheckReport, error) {
+		var rep lsp.CheckReport
+		_, err := c.call(ctx, mCheck, checkParams{Path: path, Timeout: opts.Timeout, Settle: opts.Settle}, []byte(text), &rep, true, true)
+		return rep, err
+	}, func(m *lsp.Manager) (lsp.CheckReport, error) { return m.Check(ctx, path, text, opts) })
 }
 
 // CheckEdit is lsp.Manager.CheckEdit, through the host, as Check.
@@ -380,9 +474,11 @@ func (c *Client) CheckEdit(ctx context.Context, files map[string]string, opts ls
 	for _, path := range slices.Sorted(maps.Keys(files)) {
 		p.Files = append(p.Files, checkFile{Path: path, Text: files[path]})
 	}
-	var rep lsp.CheckEditReport
-	_, err := c.call(ctx, mCheck, p, nil, &rep, true, true)
-	return rep, err
+	return either(c, func() (lsp.CheckEditReport, error) {
+		var rep lsp.CheckEditReport
+		_, err := c.call(ctx, mCheck, p, nil, &rep, true, true)
+		return rep, err
+	}, func(m *lsp.Manager) (lsp.CheckEditReport, error) { return m.CheckEdit(ctx, files, opts) })
 }
 
 // quiet makes a call that starts no host: with none running there is no
@@ -397,41 +493,59 @@ func (c *Client) quiet(ctx context.Context, method string, params any) error {
 
 // FileChanged is lsp.Manager.FileChanged, through the host.
 func (c *Client) FileChanged(ctx context.Context, paths ...string) error {
+	if m := c.local.Load(); m != nil {
+		return m.FileChanged(ctx, paths...)
+	}
 	return c.quiet(ctx, mFileChanged, pathsParams{Paths: paths})
 }
 
 // FileSaved is lsp.Manager.FileSaved, through the host.
 func (c *Client) FileSaved(ctx context.Context, path string) error {
+	if m := c.local.Load(); m != nil {
+		return m.FileSaved(ctx, path)
+	}
 	return c.quiet(ctx, mFileSaved, pathParams{Path: path})
 }
 
 // FileRenamed is lsp.Manager.FileRenamed, through the host.
 func (c *Client) FileRenamed(ctx context.Context, oldPath, newPath string) error {
+	if m := c.local.Load(); m != nil {
+		return m.FileRenamed(ctx, oldPath, newPath)
+	}
 	return c.quiet(ctx, mFileRenamed, renameParams{Old: oldPath, New: newPath})
 }
 
 // WillRenameFile is lsp.Manager.WillRenameFile, through the host.
 func (c *Client) WillRenameFile(ctx context.Context, oldPath, newPath string) (json.RawMessage, error) {
-	raw, err := c.call(ctx, mWillRenameFile, renameParams{Old: oldPath, New: newPath}, nil, nil, true, true)
-	return raw, err
+	return either(c, func() (json.RawMessage, error) {
+		raw, err := c.call(ctx, mWillRenameFile, renameParams{Old: oldPath, New: newPath}, nil, nil, true, true)
+		return raw, err
+	}, func(m *lsp.Manager) (json.RawMessage, error) { return m.WillRenameFile(ctx, oldPath, newPath) })
 }
 
 // Prewarm is lsp.Manager.Prewarm, through the host.
 func (c *Client) Prewarm(ctx context.Context, path string) error {
-	_, err := c.call(ctx, mPrewarm, pathParams{Path: path}, nil, nil, true, true)
+	_, err := either(c, func() ([]byte, error) {
+		return c.call(ctx, mPrewarm, pathParams{Path: path}, nil, nil, true, true)
+	}, func(m *lsp.Manager) ([]byte, error) { return nil, m.Prewarm(ctx, path) })
 	return err
 }
 
 // Restart is lsp.Manager.Restart, through the host. Restarting by name
 // restarts that server for every client of the profile.
 func (c *Client) Restart(ctx context.Context, name, path string) error {
-	_, err := c.call(ctx, mRestart, restartParams{Name: name, Path: path}, nil, nil, true, true)
+	_, err := either(c, func() ([]byte, error) {
+		return c.call(ctx, mRestart, restartParams{Name: name, Path: path}, nil, nil, true, true)
+	}, func(m *lsp.Manager) ([]byte, error) { return nil, m.Restart(ctx, name, path) })
 	return err
 }
 
 // Servers is lsp.Manager.Servers for the servers of the client's roots
 // (none while no host runs).
 func (c *Client) Servers() []lsp.ServerStatus {
+	if m := c.local.Load(); m != nil {
+		return m.Servers()
+	}
 	var out []lsp.ServerStatus
 	if _, err := c.call(context.Background(), mServers, nil, nil, &out, false, true); err != nil {
 		return []lsp.ServerStatus{}
@@ -441,6 +555,9 @@ func (c *Client) Servers() []lsp.ServerStatus {
 
 // WatchStatus is lsp.Manager.WatchStatus of the host's Manager.
 func (c *Client) WatchStatus() lsp.WatchStatus {
+	if m := c.local.Load(); m != nil {
+		return m.WatchStatus()
+	}
 	var ws lsp.WatchStatus
 	if _, err := c.call(context.Background(), mWatchStatus, nil, nil, &ws, false, true); err != nil {
 		return c.survey.WatchStatus() // "pending" or "off", as before any server
@@ -511,7 +628,11 @@ func (c *Client) Close(ctx context.Context) error {
 	if conn != nil {
 		conn.Close()
 	}
-	return c.survey.Close(ctx)
+	var errs []error
+	if m := c.local.Load(); m != nil {
+		errs = append(errs, m.Close(ctx))
+	}
+	return errors.Join(append(errs, c.survey.Close(ctx))...)
 }
 
 var _ adapter.LocalServers = (*Client)(nil)
