@@ -181,7 +181,7 @@ const goEnvTimeout = 10 * time.Second
 // is (regfile: a regular file, under the cap), by its resolved path, so
 // what was checked is what is read.
 func (r *renderer) outsideRead(p string) (*position.Document, string) {
-	real, err := filepath.EvalSymlinks(p)
+	real, err := edit.EvalLinks(p)
 	if err != nil {
 		return nil, "outside the workspace, and " + briefErr(err)
 	}

@@ -106,11 +106,11 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 		return "", false, err
 	}
 	p := s.absPath(file)
-	// One EvalSymlinks answers an existing file inside the workspace (the
+	// One EvalLinks answers an existing file inside the workspace (the
 	// Root is resolved already); the full check, a few times the lstats,
 	// runs only for the rest: files not there (yet) and refusals, whose
 	// errors it words.
-	real, rerr := filepath.EvalSymlinks(p)
+	real, rerr := edit.EvalLinks(p)
 	if rerr == nil && s.within(real) {
 		return real, true, nil
 	}

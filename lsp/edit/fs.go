@@ -3,7 +3,6 @@ package edit
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/acp-lsp/acp-lsp/internal/regfile"
 )
@@ -86,5 +85,9 @@ func (OS) RemoveAll(name string) error { return os.RemoveAll(name) }
 // Mkdir calls os.Mkdir.
 func (OS) Mkdir(name string, perm fs.FileMode) error { return os.Mkdir(name, perm) }
 
-// EvalSymlinks calls filepath.EvalSymlinks.
-func (OS) EvalSymlinks(path string) (string, error) { return filepath.EvalSymlinks(path) }
+// EvalSymlinks calls EvalLinks: filepath.EvalSymlinks, with Windows'
+// junctions followed too.
+func (OS) EvalSymlinks(path string) (string, error) { return EvalLinks(path) }
+
+// SameFile calls os.SameFile.
+func (OS) SameFile(a, b fs.FileInfo) bool { return os.SameFile(a, b) }

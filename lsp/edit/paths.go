@@ -147,7 +147,7 @@ func RootDir(dir string) (string, error) {
 	if !filepath.IsAbs(dir) {
 		return "", fmt.Errorf("edit: root %q: not an absolute path", dir)
 	}
-	real, err := filepath.EvalSymlinks(dir)
+	real, err := EvalLinks(dir)
 	if err != nil {
 		return "", fmt.Errorf("edit: root %q: %w", dir, err)
 	}
@@ -162,29 +162,55 @@ func RootDir(dir string) (string, error) {
 }
 
 // RootChecker returns a path check for Options.CheckPath that accepts only
-// paths inside root once ".." and symbolic links are resolved: the longest
-// existing prefix of the path is resolved with EvalSymlinks and the rest
-// appended, so a link inside the root that points out is rejected, and so
-// is a file that does not exist yet below such a link.
+// paths inside root once ".." and links are resolved (RootResolver).
 func RootChecker(root string) (func(path string) error, error) {
+	resolve, err := RootResolver(root)
+	if err != nil {
+		return nil, err
+	}
+	return func(path string) error {
+		_, err := resolve(path)
+		return err
+	}, nil
+}
+
+// RootResolver returns the workspace boundary of root: a function that
+// resolves a path's ".." and links and returns it when it is inside root,
+// else an error wrapping ErrOutsideRoot. The longest existing prefix of
+// the path is resolved with EvalLinks and the rest appended, so a link
+// inside the root that points out is rejected, and so is a file that does
+// not exist yet below such a link.
+func RootResolver(root string) (func(path string) (string, error), error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("edit: root %q: %w", root, err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := EvalLinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("edit: root %q: %w", root, err)
 	}
-	return func(path string) error {
-		resolved, err := resolvePath(OS{}, path)
-		if err != nil {
-			return fmt.Errorf("edit: check %s: %w", path, err)
-		}
-		if !Within(real, resolved) {
-			return fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, real)
-		}
-		return nil
-	}, nil
+	return func(path string) (string, error) { return inRoot(OS{}, real, path) }, nil
+}
+
+// boundaryFS is what the workspace boundary looks at: where links lead,
+// and which folder a name is.
+type boundaryFS interface {
+	EvalSymlinks(path string) (string, error)
+	Lstat(name string) (fs.FileInfo, error)
+	SameFile(a, b fs.FileInfo) bool
+}
+
+// inRoot resolves path (resolvePath) and returns it when it is inside
+// root, a resolved root; else an error wrapping ErrOutsideRoot.
+func inRoot(fsys boundaryFS, root, path string) (string, error) {
+	resolved, err := resolvePath(fsys, path)
+	if err != nil {
+		return "", fmt.Errorf("edit: check %s: %w", path, err)
+	}
+	if !Within(root, resolved) {
+		return "", fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, root)
+	}
+	return resolved, nil
 }
 
 // Within reports whether path is root or below it; both are clean and
@@ -197,9 +223,11 @@ func Within(root, path string) bool {
 	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel))
 }
 
-// resolvePath resolves ".." and symbolic links in path: the longest
-// existing prefix is passed to EvalSymlinks and the missing rest appended.
-func resolvePath(fsys FS, path string) (string, error) {
+// resolvePath resolves ".." and links in path: the longest existing
+// prefix is passed to fsys.EvalSymlinks and the missing rest appended.
+func resolvePath(fsys interface {
+	EvalSymlinks(path string) (string, error)
+}, path string) (string, error) {
 	path = filepath.Clean(path)
 	r, err := fsys.EvalSymlinks(path)
 	if err == nil {
