@@ -29,33 +29,41 @@ func (s *Session) holdsRoot(path string) bool {
 }
 
 // checkPath is the session's path check (edit.Options.CheckPath): nil when
-// path resolves inside one of its roots, else the error of the check
-// against Root, which words the refusal.
+// path resolves inside one of its roots, else the refusal of Root's
+// boundary.
 func (s *Session) checkPath(path string) error {
-	err := s.checks[0](path)
-	if err == nil {
-		return nil
-	}
-	for _, check := range s.checks[1:] {
-		if check(path) == nil {
-			return nil
-		}
-	}
+	_, err := s.inside(path)
 	return err
 }
 
+// inside resolves path (".." and links) and returns it when it is inside
+// one of the session's roots, as that root's boundary answers it; else
+// the refusal of Root's boundary, which words it.
+func (s *Session) inside(path string) (string, error) {
+	p, err := s.bounds[0](path)
+	if err == nil {
+		return p, nil
+	}
+	for _, bound := range s.bounds[1:] {
+		if p, e := bound(path); e == nil {
+			return p, nil
+		}
+	}
+	return "", err
+}
+
 // workspaceRoot resolves dir as a session root (edit.RootDir: an absolute
-// path to a folder): its real path and the check of paths inside it.
-func workspaceRoot(dir string) (string, func(string) error, error) {
+// path to a folder): its real path and the boundary of paths inside it.
+func workspaceRoot(dir string) (string, func(string) (string, error), error) {
 	real, err := edit.RootDir(dir)
 	if err != nil {
 		return "", nil, err
 	}
-	check, err := edit.RootChecker(real)
+	bound, err := edit.RootResolver(real)
 	if err != nil {
 		return "", nil, err
 	}
-	return real, check, nil
+	return real, bound, nil
 }
 
 // maxPathLen bounds a file argument, a path or a glob: Linux's PATH_MAX.
@@ -106,20 +114,26 @@ func (s *Session) resolveExists(file string) (string, bool, error) {
 		return "", false, err
 	}
 	p := s.absPath(file)
-	// One EvalLinks answers an existing file inside the workspace (the
-	// Root is resolved already); the full check, a few times the lstats,
-	// runs only for the rest: files not there (yet) and refusals, whose
-	// errors it words.
+	// One EvalLinks answers an existing file inside the workspace by its
+	// name (the Root is resolved already); the boundary, a few times the
+	// lstats, runs only for the rest: files not there (yet), a root
+	// spelled otherwise (a file system that compares names without case)
+	// and refusals, whose errors it words.
 	real, rerr := edit.EvalLinks(p)
 	if rerr == nil && s.within(real) {
 		return real, true, nil
 	}
-	if err := s.checkPath(p); err != nil {
+	in, err := s.inside(p)
+	if err != nil {
 		return "", false, fmt.Errorf("file %q is outside the workspace %s: %w", file, s.workspace(), err)
 	}
 	if rerr == nil {
-		// Changed between the two looks: a link now points out.
-		return "", false, fmt.Errorf("file %q resolves to %s, outside the workspace %s", file, real, s.workspace())
+		// The boundary's look, the later one, in the root's spelling.
+		return in, true, nil
+	}
+	if !s.within(p) {
+		// Not there (yet), inside by the root's other spelling only.
+		return in, false, nil
 	}
 	return p, false, nil
 }

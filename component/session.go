@@ -32,8 +32,9 @@ type Session struct {
 	// additionalDirectories (symlinks resolved): its files may be in any
 	// root (roots.go).
 	Extra []string
-	// checks are the path checks of Root and then of each of Extra.
-	checks []func(string) error
+	// bounds are the workspace boundaries of Root and then of each of
+	// Extra (edit.RootResolver).
+	bounds []func(string) (string, error)
 	// foreign remembers paths beside the workspace seen with no link on
 	// them, for answers to come (render.go).
 	foreign plainPaths
@@ -69,7 +70,7 @@ func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 		return nil, fmt.Errorf("component: session cwd: %w", err)
 	}
 	var roots []string
-	checks := []func(string) error{check}
+	bounds := []func(string) (string, error){check}
 	for _, dir := range extra {
 		real, rc, err := workspaceRoot(dir)
 		if err != nil {
@@ -79,7 +80,7 @@ func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 		if real == root || slices.Contains(roots, real) {
 			continue
 		}
-		roots, checks = append(roots, real), append(checks, rc)
+		roots, bounds = append(roots, real), append(bounds, rc)
 	}
 	cfg := &c.cfg
 	if c.cfg.ForSession != nil {
@@ -89,7 +90,7 @@ func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 		}
 		cfg = &sc
 	}
-	s := &Session{c: c, token: newToken(), sock: randomHex(8) + ".sock", Root: root, Extra: roots, checks: checks, cfg: cfg,
+	s := &Session{c: c, token: newToken(), sock: randomHex(8) + ".sock", Root: root, Extra: roots, bounds: bounds, cfg: cfg,
 		touched: map[string]bool{}, reported: map[string]map[string]bool{}, watch: newConnectWatch(c.cfg.ConnectWarning)}
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))

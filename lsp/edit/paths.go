@@ -207,10 +207,65 @@ func inRoot(fsys boundaryFS, root, path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("edit: check %s: %w", path, err)
 	}
-	if !Within(root, resolved) {
-		return "", fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, root)
+	if Within(root, resolved) {
+		return resolved, nil
 	}
-	return resolved, nil
+	if p, ok := rootRespelled(fsys, root, resolved); ok {
+		return p, nil
+	}
+	return "", fmt.Errorf("edit: %s resolves to %s: %w %s", path, resolved, ErrOutsideRoot, root)
+}
+
+// rootRespelled returns path, resolved, spelled below root when the
+// folder on path at the root's depth is the root's own folder (the file
+// system says so: same device and inode, or volume and file ID). Where a
+// file system compares names without case (macOS' and Windows' default
+// volumes) or without their Unicode normalization (APFS), one folder has
+// many spellings, and Within, comparing names, knows only the root's.
+// Links on path are resolved already, so nothing below that folder
+// leaves it; a path that differs from the root in any other way (a
+// folder above it, one beside it) is never its folder.
+func rootRespelled(fsys boundaryFS, root, path string) (string, bool) {
+	depth, _ := cutNames(root, -1)
+	if depth == 0 || !filepath.IsAbs(path) {
+		// A volume's root: Within's comparison is all there is. A
+		// relative path is no workspace path.
+		return "", false
+	}
+	n, cut := cutNames(path, depth)
+	if n < depth {
+		return "", false
+	}
+	at, err := fsys.Lstat(path[:cut])
+	if err != nil {
+		return "", false
+	}
+	own, err := fsys.Lstat(root)
+	if err != nil || !fsys.SameFile(at, own) {
+		return "", false
+	}
+	return filepath.Join(root, path[cut:]), true
+}
+
+// cutNames counts the names of the clean absolute path p after its volume,
+// up to max (all of them when max is negative), and returns how many and
+// where the last one counted ends.
+func cutNames(p string, max int) (n, end int) {
+	end = len(filepath.VolumeName(p))
+	for n != max {
+		i := end
+		for i < len(p) && os.IsPathSeparator(p[i]) {
+			i++
+		}
+		if i == len(p) {
+			break
+		}
+		for i < len(p) && !os.IsPathSeparator(p[i]) {
+			i++
+		}
+		n, end = n+1, i
+	}
+	return n, end
 }
 
 // Within reports whether path is root or below it; both are clean and
