@@ -257,12 +257,12 @@ func (s *Session) renameFile(ctx context.Context, lk *editLock, in Input) (*answ
 }
 
 // linkEntry returns the path of file itself, its folder resolved, when
-// file names a symbolic link (ok false otherwise). resolve answers where a
-// link leads, which is what reading a file needs; moving one must not move
-// what it leads to.
+// file names a link, symbolic or a Windows junction (ok false otherwise).
+// resolve answers where a link leads, which is what reading a file needs;
+// moving one must not move what it leads to.
 func (s *Session) linkEntry(file string) (string, bool, error) {
 	p := s.absPath(file)
-	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+	if !edit.IsLink(p) {
 		return "", false, nil
 	}
 	dir, err := s.resolve(filepath.Dir(p))

@@ -120,3 +120,17 @@ func TestEvalLinksAsEvalSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestIsLinkJunctions: a junction is a link as a symbolic link is; an
+// irregular file Readlink cannot read, a folder, a file are not.
+func TestIsLinkJunctions(t *testing.T) {
+	fsys := junctionFS(t)
+	for name, want := range map[string]bool{
+		"/w/jout": true, "/w/jin": true, "/w/slink": true, "/w/sabs": true,
+		"/w/cloud.go": false, "/w/sub": false, "/w/file.go": false, "/w/missing": false,
+	} {
+		if got := isLink(fsys, name); got != want {
+			t.Errorf("isLink(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

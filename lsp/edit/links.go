@@ -161,3 +161,17 @@ func link(fsys linkFS, name string, fi fs.FileInfo) (string, bool, error) {
 	}
 	return "", false, nil
 }
+
+// IsLink reports whether name is itself a link, not what it leads to: a
+// symbolic link, or on Windows a junction. Moving or deleting a link
+// moves or deletes the link alone.
+func IsLink(name string) bool { return isLink(osLinks{}, name) }
+
+func isLink(fsys linkFS, name string) bool {
+	fi, err := fsys.Lstat(name)
+	if err != nil {
+		return false
+	}
+	_, ok, _ := link(fsys, name, fi)
+	return ok
+}
