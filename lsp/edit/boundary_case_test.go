@@ -8,19 +8,21 @@ import (
 
 // TestInRootCaseInsensitive: on a file system that compares names without
 // case (macOS' default volumes) a path that names the root in another
-// case is inside it, and is answered in the root's spelling; a link is
-// followed whatever the case it is named in, and a name that differs in
-// case on a file system that tells names apart by it is another folder.
+// case (or, on APFS, another Unicode normalization) is inside it, and is
+// answered in the root's spelling; a link is followed whatever the case
+// it is named in, and a name that differs in case on a file system that
+// tells names apart by it is another folder.
 func TestInRootCaseInsensitive(t *testing.T) {
 	entries := map[string]string{
-		"/Users/a/w/sub/a.go": "file",
-		"/Users/a/w/out":      "link /etc",
-		"/Users/a/w/in":       "link /Users/a/w/sub",
-		"/Users/a/w/UP":       "link ../W2",
-		"/Users/a/w2/b.go":    "file",
-		"/Users/a/wx/c.go":    "file",
-		"/Users/a/alias":      "link w",
-		"/etc/passwd":         "file",
+		"/Users/a/w/sub/a.go":     "file",
+		"/Users/a/w/out":          "link /etc",
+		"/Users/a/w/in":           "link /Users/a/w/sub",
+		"/Users/a/w/UP":           "link ../W2",
+		"/Users/a/w2/b.go":        "file",
+		"/Users/a/wx/c.go":        "file",
+		"/Users/a/alias":          "link w",
+		"/etc/passwd":             "file",
+		"/Users/a/caf\u00e9/d.go": "file",
 	}
 	folded := newMemFS(t, true, entries)
 	cased := newMemFS(t, false, entries)
@@ -47,6 +49,7 @@ func TestInRootCaseInsensitive(t *testing.T) {
 		{"above the root", folded, "/Users/a/w", "/users/a", ""},
 		{"an alias of the root", folded, "/Users/a/w", "/Users/a/ALIAS/sub/a.go", "/Users/a/w/sub/a.go"},
 		{"missing folder in another case", folded, "/Users/a/w", "/Users/B/w/a.go", ""},
+		{"root in another normalization", folded, "/Users/a/caf\u00e9", "/Users/a/cafe\u0301/d.go", "/Users/a/caf\u00e9/d.go"},
 		{"case-sensitive: W is another folder", cased, "/Users/a/w", "/Users/a/W/a.go", ""},
 		{"case-sensitive: a missing W", cased, "/Users/a/w", "/users/a/w/sub/a.go", ""},
 		{"case-sensitive: same spelling", cased, "/Users/a/w", "/Users/a/w/sub/a.go", "/Users/a/w/sub/a.go"},
