@@ -27,12 +27,14 @@ cd "$root"
 # What is Windows' own, package=tests: the job objects; the file URI and
 # path rules (the rest of lsp/edit's tests assume Unix paths, modes and
 # symbolic links); the diagnostics cache's URI keys; where configuration
-# and the trust store live.
+# and the trust store live; the shared server host on its named pipe, with
+# the fake language server (prebuilt below: no Go toolchain runs there).
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"
 	"./component/=OnWindows"
 	"./internal/config/=OnWindows"
+	"./internal/serverhost/=OnWindows|CheckSID|PipeIsTheUsers|CheckUID|HostKilledMidCall|HostEndsWithItsLastClient|ClientKilledMidCall|AskNativeThroughHost|BudgetAcrossProfiles|SessionsSeeTheirOwnWorld|PeekThroughHost|CallAtOnceAfterConnect|CheckTimeoutThroughHost"
 )
 if [ $# -gt 0 ]; then
 	packages=("$@")
@@ -65,6 +67,11 @@ if [ ! -f "$stub" ]; then
 	x86_64-w64-mingw32-ld -shared -e 0 -o "$dir/bcryptprimitives.dll" "$dir/bcryptprimitives.def" "$dir/empty.o"
 	cp "$dir/bcryptprimitives.dll" "$stub"
 fi
+
+# The fake language server the tests start (fakelsp.PrebuiltEnv).
+GOOS=windows GOARCH=amd64 go build -o "$dir/bin/fakelsp.exe" ./internal/test/fakelsp/cmd/fakelsp
+ACP_LSP_FAKELSP=$(winepath -w "$dir/bin/fakelsp.exe")
+export ACP_LSP_FAKELSP
 
 status=0
 for entry in "${packages[@]}"; do

@@ -21,8 +21,10 @@ import (
 func TestAskNativeThroughHost(t *testing.T) {
 	dir := hostDir(t)
 	id := "native0000000000"
-	serveHere(t, dir, id)
 	servers := fakeServers(t, fakelsp.Script{PositionEncoding: "utf-8"})
+	// The host goes first at the cleanup: its servers hold their
+	// record files open, which Windows does not delete.
+	serveHere(t, dir, id)
 	root := t.TempDir()
 	file := filepath.Join(root, "a.go")
 	must(t, os.WriteFile(file, []byte("/*😀*/func Foo() {}\n"), 0o644))

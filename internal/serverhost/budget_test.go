@@ -17,8 +17,10 @@ import (
 func TestBudgetAcrossProfiles(t *testing.T) {
 	dir := hostDir(t)
 	id := "budget0000000000"
-	serveHere(t, dir, id)
 	servers := fakeServers(t, fakelsp.Script{})
+	// The host goes first at the cleanup: its servers hold their
+	// record files open, which Windows does not delete.
+	serveHere(t, dir, id)
 	var files []string
 	var clients []*Client
 	for i := range 2 {

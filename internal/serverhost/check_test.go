@@ -89,8 +89,10 @@ func TestCheckThroughHost(t *testing.T) {
 func TestCheckTimeoutThroughHost(t *testing.T) {
 	dir := hostDir(t)
 	id := "checkto000000000"
-	serveHere(t, dir, id)
 	servers := fakeServers(t, fakelsp.Script{Diagnostics: fakelsp.DiagPush, PublishDelay: fakelsp.Duration(time.Hour)})
+	// The host goes first at the cleanup: its servers hold their
+	// record files open, which Windows does not delete.
+	serveHere(t, dir, id)
 	root := t.TempDir()
 	file := filepath.Join(root, "a.go")
 	must(t, os.WriteFile(file, []byte("package a\n"), 0o644))

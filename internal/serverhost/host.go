@@ -29,8 +29,9 @@ const DefaultIdleGrace = time.Minute
 
 // HostConfig configures Serve.
 type HostConfig struct {
-	// Listener is the host's socket, bound by the client that started it.
-	Listener *net.UnixListener
+	// Listener is the host's socket, bound by the client that started it
+	// (on Windows the host's named pipe, listened on by the host itself).
+	Listener net.Listener
 	// Socket is the listener's path; the host removes it when it ends
 	// (under the lock, so a client starting a new host never loses its
 	// socket to the old one).
@@ -139,7 +140,7 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 	h := &host{cfg: cfg, log: cfg.Logger, uid: os.Getuid(), quit: make(chan struct{}), budget: lsp.NewBudget(),
 		profiles: map[string]*shared{}, clients: map[*hostClient]bool{}, changed: make(chan struct{})}
 	if cfg.Socket != "" {
-		h.sock, _ = os.Stat(cfg.Socket)
+		h.sock = socketFile(cfg.Socket)
 	}
 	h.armIdle(true)
 	ctx, cancel := context.WithCancel(ctx)
@@ -152,7 +153,7 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 		h.retire()
 	}()
 	for {
-		c, err := cfg.Listener.AcceptUnix()
+		c, err := cfg.Listener.Accept()
 		if err != nil {
 			break
 		}
@@ -164,11 +165,7 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 		h.open(ctx, c)
 	}
 	cancel()
-	h.mu.Lock()
-	for hc := range h.clients {
-		hc.conn.Close()
-	}
-	h.mu.Unlock()
+	h.closeClients()
 	h.wg.Wait()
 	closeCtx, done := context.WithTimeout(context.Background(), 15*time.Second)
 	defer done()
@@ -181,15 +178,6 @@ func Serve(ctx context.Context, cfg HostConfig) error {
 	return errors.Join(errs...)
 }
 
-// admit refuses a peer of another user.
-func (h *host) admit(c *net.UnixConn) error {
-	uid, err := peerUID(c)
-	if err != nil {
-		return err
-	}
-	return checkUID(uid, h.uid)
-}
-
 // checkUID refuses a peer whose uid is not the host's.
 func checkUID(peer, own int) error {
 	if peer != own {
@@ -200,7 +188,9 @@ func checkUID(peer, own int) error {
 
 // retire stops accepting: the socket goes first, under the start lock,
 // so a client either reaches this host before it stops listening or
-// starts a new one.
+// starts a new one. The connections close under the lock too: a named
+// pipe's name lives while any of its instances is open, and a new host
+// could not take it.
 func (h *host) retire() {
 	if h.cfg.Socket != "" {
 		if unlock, err := lockFile(lockOf(h.cfg.Socket)); err == nil {
@@ -208,11 +198,21 @@ func (h *host) retire() {
 				os.Remove(h.cfg.Socket)
 			}
 			h.cfg.Listener.Close()
+			h.closeClients()
 			unlock()
 			return
 		}
 	}
 	h.cfg.Listener.Close()
+}
+
+// closeClients closes every client's connection.
+func (h *host) closeClients() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for hc := range h.clients {
+		hc.conn.Close()
+	}
 }
 
 // armIdle starts the idle grace when no client is connected. A host
@@ -279,7 +279,7 @@ type hostClient struct {
 	inspects bool
 }
 
-func (h *host) open(ctx context.Context, c *net.UnixConn) {
+func (h *host) open(ctx context.Context, c net.Conn) {
 	cctx, stop := context.WithCancel(ctx)
 	hc := &hostClient{h: h, ctx: cctx, stop: stop, inflight: map[uint64]context.CancelFunc{}, insides: map[string]bool{}, work: make(chan func())}
 	conn := newLink(c, hc.handle)

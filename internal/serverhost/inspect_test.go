@@ -3,7 +3,6 @@ package serverhost
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,7 +26,7 @@ func TestInspectAndStopHost(t *testing.T) {
 		t.Fatalf("inspect with no host: %v, want ErrNoHost", err)
 	}
 	pl := place{dir: dir, id: id}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: pl.socket(), Net: "unix"})
+	ln, err := listen(pl.socket())
 	must(t, err)
 	served := make(chan error, 1)
 	go func() {

@@ -2,7 +2,6 @@ package serverhost
 
 import (
 	"context"
-	"net"
 	"testing"
 )
 
@@ -16,7 +15,7 @@ func TestCallAtOnceAfterConnect(t *testing.T) {
 	dir := hostDir(t)
 	id := "atonce0000000000"
 	pl := place{dir: dir, id: id}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: pl.socket(), Net: "unix"})
+	ln, err := listen(pl.socket())
 	must(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)

@@ -11,14 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
-	"github.com/acp-lsp/acp-lsp/internal/test/proctest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"go.uber.org/goleak"
 )
@@ -188,27 +185,4 @@ func (p *clientProc) answer(t *testing.T) clientAnswer {
 func (p *clientProc) end() {
 	p.stdin.Close()
 	p.cmd.Wait()
-}
-
-// hostDir is a test's private folder for its hosts (proctest.RuntimeDir):
-// at the end every host there is stopped and proved gone with its servers.
-func hostDir(t testing.TB) string {
-	t.Helper()
-	return proctest.RuntimeDir(t)
-}
-
-// hostPIDs lists the host processes of dir.
-func hostPIDs(t *testing.T, dir string) []int {
-	t.Helper()
-	procs, err := proctest.Matching(filepath.Join(dir, "h-"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []int
-	for _, p := range procs {
-		if strings.Contains(p.Cmdline, " host ") {
-			out = append(out, p.Pid)
-		}
-	}
-	return out
 }

@@ -20,9 +20,11 @@ import (
 func TestPeekThroughHost(t *testing.T) {
 	dir := hostDir(t)
 	id := "peek000000000000"
-	serveHere(t, dir, id)
 	servers := fakeServers(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/documentSymbol": {
 		Result: json.RawMessage(`[{"name":"F","kind":12,"range":{"start":{"line":0,"character":0},"end":{"line":1,"character":0}},"selectionRange":{"start":{"line":0,"character":0},"end":{"line":0,"character":1}}}]`)}}})
+	// The host goes first at the cleanup: its servers hold their
+	// record files open, which Windows does not delete.
+	serveHere(t, dir, id)
 	root := t.TempDir()
 	file := filepath.Join(root, "a.go")
 	must(t, os.WriteFile(file, []byte("package a\nfunc F() {}\n"), 0o644))

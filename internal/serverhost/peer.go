@@ -1,3 +1,5 @@
+//go:build !windows
+
 package serverhost
 
 import (
@@ -23,4 +25,18 @@ func peerUID(c *net.UnixConn) (int, error) {
 		return 0, fmt.Errorf("peer credentials: %w", gerr)
 	}
 	return uid, nil
+}
+
+// admit refuses a peer of another user (Windows: the pipe client's
+// token, peer_windows.go).
+func (h *host) admit(c net.Conn) error {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("peer credentials: %T is not a unix socket", c)
+	}
+	uid, err := peerUID(uc)
+	if err != nil {
+		return err
+	}
+	return checkUID(uid, h.uid)
 }

@@ -1,13 +1,14 @@
-//go:build !linux && !darwin
+//go:build !linux && !darwin && !windows
 
 package serverhost
 
 import "errors"
 
 // Supported reports whether this platform runs a shared server host:
-// Linux and macOS, where peer credentials (SO_PEERCRED, LOCAL_PEERCRED)
-// and the reap guard (a server ends with the host) hold; elsewhere
-// acp-lsp keeps its servers in process.
+// Linux, macOS and Windows, where peer credentials (SO_PEERCRED,
+// LOCAL_PEERCRED; the pipe client's token) and the reap guard (a server
+// ends with the host: the guard; kill-on-close job objects) hold;
+// elsewhere acp-lsp keeps its servers in process.
 const Supported = false
 
 func sockUID(int) (int, error) {

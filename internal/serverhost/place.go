@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -56,10 +55,12 @@ var ErrUnsafeDir = errors.New("server host folder is not the user's own")
 // $XDG_RUNTIME_DIR/acp-lsp (a folder only the user can open, by the XDG
 // rules), else acp-lsp-UID in the temporary folder (macOS:
 // ~/Library/Caches/acp-lsp), else, when those sockets would not fit a
-// socket address, /tmp/acp-lsp-UID (chooseDir). It must be a folder
-// (not a link) owned by the user with no access for group or others;
-// anything else is refused with ErrUnsafeDir, never repaired, as someone
-// else may have made it to catch the user's traffic.
+// socket address, /tmp/acp-lsp-UID (chooseDir); on Windows
+// %LocalAppData%\acp-lsp, which holds the start lock and the log (the
+// socket is a named pipe, see pipeName). It must be a folder (not a link)
+// owned by the user with no access for group or others (on Windows: owned
+// by the user); anything else is refused with ErrUnsafeDir, never
+// repaired, as someone else may have made it to catch the user's traffic.
 func Dir(getenv func(string) string) (string, error) {
 	dir := dirPath(getenv)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -69,13 +70,6 @@ func Dir(getenv func(string) string) (string, error) {
 		return "", err
 	}
 	return dir, nil
-}
-
-// dirPath is the folder Dir makes.
-func dirPath(getenv func(string) string) string {
-	e := dirEnv{goos: runtime.GOOS, runtimeDir: getenv("XDG_RUNTIME_DIR"), tempDir: os.TempDir(), uid: os.Getuid()}
-	e.cacheDir, _ = os.UserCacheDir()
-	return chooseDir(e)
 }
 
 // dirEnv is what the socket folder is chosen from.

@@ -5,6 +5,7 @@ package serverhost
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"syscall"
 )
 
@@ -28,4 +29,18 @@ func checkOwner(dir string, fi os.FileInfo, uid int) error {
 		return fmt.Errorf("server host folder %s: owned by uid %d, not %d: %w", dir, st.Uid, uid, ErrUnsafeDir)
 	}
 	return nil
+}
+
+// socketFile is the socket file at path as it is now (nil: none), so the
+// host removes its own socket only, never a successor's.
+func socketFile(path string) os.FileInfo {
+	fi, _ := os.Stat(path)
+	return fi
+}
+
+// dirPath is the folder Dir makes (chooseDir).
+func dirPath(getenv func(string) string) string {
+	e := dirEnv{goos: runtime.GOOS, runtimeDir: getenv("XDG_RUNTIME_DIR"), tempDir: os.TempDir(), uid: os.Getuid()}
+	e.cacheDir, _ = os.UserCacheDir()
+	return chooseDir(e)
 }

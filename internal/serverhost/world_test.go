@@ -3,7 +3,6 @@ package serverhost
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,7 +37,7 @@ func TestProfileCoversOptions(t *testing.T) {
 func serveHere(t testing.TB, dir, id string) {
 	t.Helper()
 	pl := place{dir: dir, id: id}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: pl.socket(), Net: "unix"})
+	ln, err := listen(pl.socket())
 	must(t, err)
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
@@ -58,8 +57,10 @@ func serveHere(t testing.TB, dir, id string) {
 func TestSessionsSeeTheirOwnWorld(t *testing.T) {
 	dir := hostDir(t)
 	id := "world00000000000"
-	serveHere(t, dir, id)
 	servers := fakeServers(t, fakelsp.Script{})
+	// The host goes first at the cleanup: its servers hold their
+	// record files open, which Windows does not delete.
+	serveHere(t, dir, id)
 	ws, other := t.TempDir(), t.TempDir()
 	wsFile, otherFile := filepath.Join(ws, "a.go"), filepath.Join(other, "b.go")
 	must(t, os.WriteFile(wsFile, []byte("package a\n"), 0o644))

@@ -40,10 +40,18 @@ func BuildTo(dir string) (string, error) {
 	return bin, nil
 }
 
+// PrebuiltEnv names a fake server binary built beforehand, which Build
+// returns instead of compiling one: a test binary run where no Go
+// toolchain is (Windows under Wine, scripts/wine.sh) uses it.
+const PrebuiltEnv = "ACP_LSP_FAKELSP"
+
 // Build compiles cmd/fakelsp into a temporary folder of t and returns the
-// binary's path.
+// binary's path (PrebuiltEnv's, when set).
 func Build(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv(PrebuiltEnv); bin != "" {
+		return bin
+	}
 	bin, err := BuildTo(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
