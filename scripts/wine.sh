@@ -28,13 +28,15 @@ cd "$root"
 # path rules (the rest of lsp/edit's tests assume Unix paths, modes and
 # symbolic links); the diagnostics cache's URI keys; where configuration
 # and the trust store live; the shared server host on its named pipe, with
-# the fake language server (prebuilt below: no Go toolchain runs there).
+# the fake language server (prebuilt below: no Go toolchain runs there),
+# and the process waits its tests use.
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"
 	"./component/=OnWindows"
 	"./internal/config/=OnWindows"
-	"./internal/serverhost/=OnWindows|CheckSID|PipeIsTheUsers|CheckUID|HostKilledMidCall|HostEndsWithItsLastClient|ClientKilledMidCall|AskNativeThroughHost|BudgetAcrossProfiles|SessionsSeeTheirOwnWorld|PeekThroughHost|CallAtOnceAfterConnect|CheckTimeoutThroughHost"
+	"./internal/test/proctest/=OnWindows"
+	"./internal/serverhost/=OnWindows|CheckSID|CheckFolderOwner|PipeIsTheUsers|CheckUID|HostKilledMidCall|HostEndsWithItsLastClient|ClientKilledMidCall|AskNativeThroughHost|BudgetAcrossProfiles|SessionsSeeTheirOwnWorld|PeekThroughHost|CallAtOnceAfterConnect|CheckTimeoutThroughHost"
 )
 if [ $# -gt 0 ]; then
 	packages=("$@")

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -147,31 +148,46 @@ func TestPipeIsTheUsers(t *testing.T) {
 }
 
 // TestTwoClientsShareOneServerOnWindows: two acp-lsp processes (client
-// processes of the test binary) start one host between them, detached,
-// and are answered by one fake server.
+// processes of the test binary) share one host and one fake server; the
+// host, detached, outlives the process that started it.
 func TestTwoClientsShareOneServerOnWindows(t *testing.T) {
 	dir := hostDir(t)
 	root, file := goWorkspace(t)
 	servers := fakeServers(t, fakelsp.Script{})
-	var procs []*clientProc
-	for range 2 {
-		spec := hoverSpec(dir, root, file)
-		spec.Servers = servers
-		procs = append(procs, startClient(t, spec))
-	}
-	var pids []int
-	for i, p := range procs {
+	spec := hoverSpec(dir, root, file)
+	spec.Servers = servers
+	answer := func(p *clientProc) int {
+		t.Helper()
 		a := p.answer(t)
 		if a.Err != "" || !strings.Contains(string(a.Result), fakelsp.HoverPrefix+"Answer") || len(a.PIDs) != 1 {
-			t.Fatalf("client %d: %+v", i, a)
+			t.Fatalf("client: %+v", a)
 		}
-		pids = append(pids, a.PIDs[0])
+		return a.PIDs[0]
 	}
-	if pids[0] != pids[1] {
-		t.Errorf("server pids %v, want one server for both", pids)
+	// The first starts the host.
+	first := startClient(t, spec)
+	server := answer(first)
+	hosts := hostPIDs(t, dir)
+	if len(hosts) != 1 {
+		t.Fatalf("hosts %v, want one", hosts)
 	}
-	if h := hostPIDs(t, dir); len(h) != 1 {
-		t.Errorf("hosts %v, want one", h)
+	// This process stays in it (as the same build) while the first goes.
+	exe, err := os.Executable()
+	must(t, err)
+	c, err := NewClient(lsp.Options{Roots: []string{root}, Servers: servers}, Config{Dir: dir, Executable: exe, Idle: -1})
+	must(t, err)
+	defer c.Close(context.Background())
+	must(t, c.Prewarm(t.Context(), file))
+	own := c.Servers() // its environment is not the client processes': a server of its own
+	if got := answer(startClient(t, spec)); got != server {
+		t.Errorf("the second client's server %d, want the first's %d", got, server)
+	}
+	first.end()
+	if st := c.Servers(); len(own) != 1 || len(st) != 1 || st[0].PID != own[0].PID {
+		t.Errorf("servers %+v once the host's starter ended, want %+v still", st, own)
+	}
+	if h := hostPIDs(t, dir); !slices.Equal(h, hosts) {
+		t.Errorf("hosts %v once their starter ended, want %v", h, hosts)
 	}
 }
 

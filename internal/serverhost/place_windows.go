@@ -30,8 +30,13 @@ func checkOwner(dir string, _ os.FileInfo, _ int) error {
 	if err != nil {
 		return fmt.Errorf("server host folder %s: %w", dir, err)
 	}
-	if !owner.Equals(own) {
-		return fmt.Errorf("server host folder %s: owned by %s, not %s: %w", dir, owner, own, ErrUnsafeDir)
+	return checkFolderOwner(dir, owner, own)
+}
+
+// checkFolderOwner refuses dir, owned by owner, unless own owns it.
+func checkFolderOwner(dir string, owner, own *windows.SID) error {
+	if owner == nil || !owner.Equals(own) {
+		return fmt.Errorf("server host folder %s: owned by %v, not %v: %w", dir, owner, own, ErrUnsafeDir)
 	}
 	return nil
 }
