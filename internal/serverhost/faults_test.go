@@ -94,7 +94,8 @@ func fakeServers(t *testing.T, script fakelsp.Script) []lsp.ServerConfig {
 // TestHostKilledMidCall: the host SIGKILLed while a call is open. A call
 // that may write files (a command whose edits the server applies) fails
 // with ErrHostGone, saying to ask again; a read is asked once more of a
-// new host and answered. The old host's servers die with it (reap guard).
+// new host and answered. The old host's servers die with it (reap guard;
+// on Windows their job objects).
 func TestHostKilledMidCall(t *testing.T) {
 	for _, tc := range []struct {
 		method string
@@ -108,8 +109,10 @@ func TestHostKilledMidCall(t *testing.T) {
 			dir := hostDir(t)
 			root, file := goWorkspace(t)
 			// The first process never answers it, so the call is open
-			// when the host is killed; the next one answers.
-			script := fakelsp.Script{Methods: map[string]fakelsp.Behavior{tc.method: {NeverAnswer: true}}}
+			// when the host is killed; the next one answers. It stays
+			// when its input closes: only the reap guard (Linux) or the
+			// job object (Windows) ends it with its host.
+			script := fakelsp.Script{RefuseExit: true, Methods: map[string]fakelsp.Behavior{tc.method: {NeverAnswer: true}}}
 			servers := fakeServers(t, script)
 			c, err := NewClient(lsp.Options{Roots: []string{root}, Servers: servers}, Config{Dir: dir, Executable: os.Args[0], Idle: -1})
 			must(t, err)
