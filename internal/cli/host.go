@@ -11,8 +11,9 @@ import (
 )
 
 // hostCmd is the user's shared language-server host. acp-lsp starts it
-// itself (internal/serverhost) with the listening socket on descriptor 3;
-// it is not listed in the help.
+// itself (internal/serverhost) with the listening socket on descriptor 3
+// (on Windows it listens on its named pipe itself); it is not listed in
+// the help.
 type hostCmd struct {
 	socket   string
 	identity string
@@ -28,7 +29,8 @@ func (*hostCmd) Usage() string {
 
 The user's shared language-server host. acp-lsp starts it when the first
 process needs a language server (local.shared = true); it is not meant to
-be run by hand: it serves the listener it is given on descriptor 3.
+be run by hand: it serves the listener it is given on descriptor 3 (on
+Windows it makes the named pipe of PATH itself and says "listening").
 `
 }
 

@@ -111,8 +111,8 @@ type Local struct {
 	EnvAllowlist []string `toml:"env_allowlist"`
 	// Shared runs the servers in the user's server host, shared by every
 	// acp-lsp process configuring a server alike, with the same
-	// environment (Linux only; elsewhere each process runs its own); off,
-	// each process runs its own.
+	// environment (Linux, macOS and Windows; elsewhere each process runs
+	// its own); off, each process runs its own.
 	Shared bool `toml:"shared"`
 	// Prewarm starts the servers a session's folder needs as soon as the
 	// session is set up, so the first question finds them loaded.
