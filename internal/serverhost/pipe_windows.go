@@ -121,6 +121,7 @@ func (l *pipeListener) Accept() (net.Conn, error) {
 		err = net.ErrClosed
 	}
 	windows.CloseHandle(h)
+	windows.CloseHandle(l.stop)
 	l.h = 0
 	l.closed = true
 	return nil, fmt.Errorf("accept %s: %w", l.name, err)
@@ -167,8 +168,9 @@ func (l *pipeListener) Close() error {
 	}
 	l.closed = true
 	windows.SetEvent(l.stop)
-	if !l.accepting {
+	if !l.accepting { // else Accept closes them as it returns
 		windows.CloseHandle(l.h)
+		windows.CloseHandle(l.stop)
 		l.h = 0
 	}
 	return nil
