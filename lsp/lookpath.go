@@ -4,13 +4,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
 // LookPath finds cmd as a server started with env would find it: on env's
-// PATH (the last PATH= entry wins, as for exec), or this process's
-// environment when env is nil. A cmd holding a path separator is looked at
-// as given. It answers exec.ErrNotFound when no executable file is found.
+// PATH (the last PATH= entry wins, as for exec; on Windows spelled in any
+// case, as Windows writes Path), or this process's environment when env is
+// nil. A cmd holding a path separator is looked at as given. A file counts
+// as exec.LookPath counts it: on Unix an executable regular file, on
+// Windows cmd or cmd with an extension of PATHEXT (gopls is gopls.exe).
+// It answers exec.ErrNotFound when no executable file is found.
 //
 // exec.LookPath cannot be used for the search itself: it reads this
 // process's PATH, and a server's environment may set another.
@@ -23,7 +27,8 @@ func LookPath(cmd string, env []string) (string, error) {
 	}
 	path := ""
 	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PATH" || runtime.GOOS == "windows" && strings.EqualFold(k, "PATH") {
 			path = v
 		}
 	}
@@ -31,8 +36,13 @@ func LookPath(cmd string, env []string) (string, error) {
 		if dir == "" {
 			continue // an empty entry is not "." for a server
 		}
+		// A path with a separator is not searched for: exec.LookPath
+		// only checks it (and on Windows tries PATHEXT's extensions).
 		p := filepath.Join(dir, cmd)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+		if !strings.ContainsRune(p, filepath.Separator) {
+			p = "." + string(filepath.Separator) + p // dir "." must not become a search of this process's PATH
+		}
+		if p, err := exec.LookPath(p); err == nil {
 			return p, nil
 		}
 	}

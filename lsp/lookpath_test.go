@@ -57,6 +57,16 @@ func TestLookPath(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a . entry is the working folder, not this process's PATH", func(t *testing.T) {
+		t.Chdir(bin)
+		t.Setenv("PATH", other)
+		if _, err := lsp.LookPath("srv", []string{"PATH=."}); err != nil {
+			t.Errorf("LookPath(srv) = %v; want ./srv", err)
+		}
+		if got, err := lsp.LookPath("only-other", []string{"PATH=."}); !errors.Is(err, exec.ErrNotFound) {
+			t.Errorf("LookPath(only-other) = %q, %v; want exec.ErrNotFound", got, err)
+		}
+	})
 	t.Run("nil env is this process's", func(t *testing.T) {
 		t.Setenv("PATH", bin)
 		if got, err := lsp.LookPath("srv", nil); err != nil || got != filepath.Join(bin, "srv") {

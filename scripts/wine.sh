@@ -29,10 +29,12 @@ cd "$root"
 # symbolic links); the diagnostics cache's URI keys; where configuration
 # and the trust store live; the shared server host on its named pipe, with
 # the fake language server (prebuilt below: no Go toolchain runs there),
-# and the process waits its tests use.
+# and the process waits its tests use; how a server's command is found
+# (gopls.exe).
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"
+	"./lsp/=OnWindows"
 	"./component/=OnWindows"
 	"./internal/config/=OnWindows"
 	"./internal/test/proctest/=OnWindows"
