@@ -253,6 +253,11 @@ func Defaults() Config {
 				"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM",
 				"LANG", "LC_*", "XDG_*", "GO*", "CGO_*", "CARGO_HOME", "RUSTUP_*",
 				"NODE_*", "NPM_CONFIG_*", "PYTHON*", "VIRTUAL_ENV", "CONDA_*", "JAVA_HOME",
+				// Windows' own, without which its programs cannot find
+				// their folders (the go command its build cache, npm
+				// its prefix) or run at all (SystemRoot).
+				"USERPROFILE", "APPDATA", "LOCALAPPDATA", "USERNAME", "TEMP", "TMP",
+				"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "PATHEXT", "COMSPEC", "PROGRAMDATA", "PROGRAMFILES*",
 			},
 		},
 		Diagnostics: Diagnostics{

@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -9,7 +10,8 @@ import (
 
 // ServerEnv builds the environment of a spawned server from acp-lsp's own
 // environ (os.Environ form): only variables matching local.env_allowlist or
-// the server's env_allowlist pass (a trailing * matches a prefix), then the
+// the server's env_allowlist pass (a trailing * matches a prefix; on
+// Windows without case, as Windows matches names: it writes Path), then the
 // server's env is set on top. The result is sorted, so it is stable to log.
 func (c *Config) ServerEnv(s Server, environ []string) []string {
 	allow := append(slices.Clone(c.Local.EnvAllowlist), s.EnvAllowlist...)
@@ -33,7 +35,13 @@ func (c *Config) ServerEnv(s Server, environ []string) []string {
 }
 
 func allowed(name string, allow []string) bool {
+	if runtime.GOOS == "windows" {
+		name = strings.ToUpper(name)
+	}
 	for _, a := range allow {
+		if runtime.GOOS == "windows" {
+			a = strings.ToUpper(a)
+		}
 		if p, ok := strings.CutSuffix(a, "*"); ok {
 			if strings.HasPrefix(name, p) {
 				return true
