@@ -99,6 +99,10 @@ func (c *Tool) patchSessionSetup(params json.RawMessage, agent AgentMCP) (json.R
 	}
 	out := params
 	t := agent.transport(c.cfg.Transport)
+	if t == TransportStdio && s.sockErr != nil {
+		c.CloseSession(s)
+		return nil, nil, "", "", s.sockErr
+	}
 	if t != "" {
 		if out, err = AppendMCPServer(params, c.entry(s, t, agent.Version)); err != nil {
 			c.CloseSession(s)

@@ -23,6 +23,9 @@ type Session struct {
 	// bridge's command line, which every local user can read, so it owes
 	// nothing to token; the folder (0700) is what keeps others out.
 	sock string
+	// sockErr is why the socket could not be made (nil when it was): the
+	// session is then reachable over HTTP alone.
+	sockErr error
 	// cfg holds the settings of this session's calls: the Tool's
 	// Config, or what Config.ForSession gave.
 	cfg *Config
@@ -63,7 +66,8 @@ type Session struct {
 // additional directories extra (ACP's additionalDirectories). An extra
 // directory that is not absolute or cannot be resolved is left out with a
 // warning: the session works in the others. The session's MCP server is
-// reachable over both transports when this returns.
+// reachable over both transports when this returns, or over HTTP alone
+// where a Unix socket cannot be made (Session.sockErr).
 func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 	root, check, err := workspaceRoot(cwd)
 	if err != nil {
@@ -95,17 +99,25 @@ func (c *Tool) NewSession(cwd string, extra ...string) (*Session, error) {
 	s.server = c.newServer(s)
 	ln, err := net.Listen("unix", c.socketPath(s))
 	if err != nil {
-		return nil, fmt.Errorf("component: session socket: %w", err)
+		// Windows before 10 (1803) and Wine have no AF_UNIX; an agent
+		// that takes HTTP needs no socket, so only a stdio entry fails
+		// (patchSessionSetup).
+		s.sockErr = fmt.Errorf("component: session socket: %w", err)
+		c.log.Warn("no Unix socket for the session: the lsp tool is offered over HTTP only", "err", err)
 	}
 	c.mu.Lock()
 	c.sessions[s.token] = s
-	c.sockets[s] = ln
+	if ln != nil {
+		c.sockets[s] = ln
+	}
 	c.mu.Unlock()
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.serveSocket(s, ln)
-	}()
+	if ln != nil {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.serveSocket(s, ln)
+		}()
+	}
 	return s, nil
 }
 
