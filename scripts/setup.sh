@@ -5,6 +5,7 @@
 #   scripts/setup.sh            everything the tests need
 #   scripts/setup.sh gopls      only gopls (what the demo needs)
 #   scripts/setup.sh servers    only the language servers of the language tests
+#   scripts/setup.sh windows-gopls  gopls and Go for Windows (scripts/wine.sh's demo)
 #   scripts/setup.sh --check    run every installed peer once, say what is broken
 #
 # ACP_LSP_PEERS names another cache folder (the tests read the same variable),
@@ -60,6 +61,43 @@ install_gopls() {
 	say "installing gopls $GOPLS_VERSION into $bin (about 2 minutes the first time)"
 	mkdir -p "$bin"
 	GOBIN="$bin" GOFLAGS=-mod=mod go install "golang.org/x/tools/gopls@$GOPLS_VERSION"
+}
+
+# install_windows_gopls builds, for scripts/wine.sh, gopls GOPLS_VERSION and
+# the Go in use (go.exe and the tools `go list` asks for their versions:
+# compile, asm, link) as Windows programs into $cache/windows/go, a Windows
+# GOROOT whose sources are links to this Go's. Built from sources because
+# the module proxy refuses the Windows toolchain zips to this environment
+# (golang.org/toolchain@v0.0.1-go1.26.8.windows-amd64: 403). Each gets
+# Wine's os.RemoveAll fallback (scripts/wine-deleteat.go.txt).
+install_windows_gopls() {
+	local dir="$cache/windows" goroot want src tmp e
+	goroot=$(go env GOROOT)
+	want="gopls $GOPLS_VERSION, $(go env GOVERSION)"
+	if [ -f "$dir/go/bin/gopls.exe" ] && [ "$(cat "$dir/.version" 2>/dev/null)" = "$want" ]; then
+		return
+	fi
+	say "building $want for windows/amd64 into $dir (a few minutes the first time)"
+	rm -rf "$dir"
+	mkdir -p "$dir/go/bin" "$dir/go/pkg/tool/windows_amd64"
+	for e in "$goroot"/*; do
+		case ${e##*/} in bin | pkg) ;; *) ln -s "$e" "$dir/go/${e##*/}" ;; esac
+	done
+	ln -s "$goroot/pkg/include" "$dir/go/pkg/include"
+	printf '{"Replace":{"%s/src/cmd/go/zz_wine_windows.go":"%s"}}' "$goroot" "$root/scripts/wine-deleteat.go.txt" >"$dir/go.overlay.json"
+	(cd "$goroot/src" &&
+		GOOS=windows GOARCH=amd64 go build -trimpath -overlay "$dir/go.overlay.json" -ldflags=-checklinkname=0 -o "$dir/go/bin/go.exe" ./cmd/go &&
+		GOOS=windows GOARCH=amd64 go build -trimpath -o "$dir/go/pkg/tool/windows_amd64/" ./cmd/compile ./cmd/asm ./cmd/link)
+	# gopls's own module, copied out of the read-only module cache
+	# (which -overlay may not touch) to add the fallback.
+	tmp=$(mktemp -d)
+	src=$(cd "$tmp" && go mod download -json "golang.org/x/tools/gopls@$GOPLS_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+	cp -r "$src" "$tmp/gopls"
+	chmod -R u+w "$tmp/gopls"
+	cp "$root/scripts/wine-deleteat.go.txt" "$tmp/gopls/zz_wine_windows.go"
+	(cd "$tmp/gopls" && GOOS=windows GOARCH=amd64 GOFLAGS=-mod=mod go build -trimpath -ldflags=-checklinkname=0 -o "$dir/go/bin/gopls.exe" .)
+	rm -rf "$tmp"
+	echo "$want" >"$dir/.version"
 }
 
 install_npm_peers() {
@@ -269,8 +307,12 @@ servers)
 	lock
 	install_servers
 	;;
+windows-gopls)
+	lock
+	install_windows_gopls
+	;;
 *)
-	say "unknown argument $1 (want: all, gopls, servers, --check, --print-path)"
+	say "unknown argument $1 (want: all, gopls, servers, windows-gopls, --check, --print-path)"
 	exit 2
 	;;
 esac

@@ -30,7 +30,9 @@ cd "$root"
 # and the trust store live; the shared server host on its named pipe, with
 # the fake language server (prebuilt below: no Go toolchain runs there),
 # and the process waits its tests use; how a server's command is found
-# (gopls.exe).
+# (gopls.exe); and the demo end to end: acp-lsp.exe, its scripted agent
+# and a Windows gopls.exe (scripts/setup.sh windows-gopls builds it and the
+# go.exe it runs) on Windows' PATH.
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"
@@ -39,6 +41,7 @@ packages=(
 	"./internal/config/=OnWindows"
 	"./internal/test/proctest/=OnWindows"
 	"./internal/serverhost/=OnWindows|CheckSID|CheckFolderOwner|PipeIsTheUsers|CheckUID|HostKilledMidCall|HostEndsWithItsLastClient|ClientKilledMidCall|AskNativeThroughHost|BudgetAcrossProfiles|SessionsSeeTheirOwnWorld|PeekThroughHost|CallAtOnceAfterConnect|CheckTimeoutThroughHost"
+	"./internal/demo/=SampleDemoOnWindows"
 )
 if [ $# -gt 0 ]; then
 	packages=("$@")
@@ -77,26 +80,27 @@ GOOS=windows GOARCH=amd64 go build -o "$dir/bin/fakelsp.exe" ./internal/test/fak
 ACP_LSP_FAKELSP=$(winepath -w "$dir/bin/fakelsp.exe")
 export ACP_LSP_FAKELSP
 
+# The demo's gopls.exe and go.exe, on the Windows PATH (Wine's Z: is /).
+# The Linux Go's variables would mislead go.exe (not Windows paths); it
+# finds its GOROOT beside itself, and the sample needs no module download.
+if printf '%s\n' "${packages[@]}" | grep -q '^\./internal/demo/'; then
+	"$root/scripts/setup.sh" windows-gopls
+	gobin="${ACP_LSP_PEERS:-$root/.cache}/windows/go/bin"
+	export WINEPATH="Z:${gobin//\//\\}"
+fi
+winenv=(env -u GOROOT -u GOPATH -u GOMODCACHE -u GOCACHE -u GOENV -u GOFLAGS GOTOOLCHAIN=local GOPROXY=off)
+
 status=0
 for entry in "${packages[@]}"; do
 	pkg=${entry%%=*} run=${entry#*=}
 	name=$(echo "${pkg#./}" | tr / _ | sed 's/_$//')
 	exe="$dir/bin/$name.test.exe"
 	pkgdir=$(go list -f '{{.Dir}}' "$pkg")
-	cat >"$dir/bin/$name.wine.go" <<-EOF
-		package $(go list -f '{{.Name}}' "$pkg")
-
-		import _ "unsafe"
-
-		//go:linkname wineDeleteatFallback internal/syscall/windows.TestDeleteatFallback
-		var wineDeleteatFallback bool
-
-		func init() { wineDeleteatFallback = true }
-	EOF
+	sed "s/^package main\$/package $(go list -f '{{.Name}}' "$pkg")/" "$root/scripts/wine-deleteat.go.txt" >"$dir/bin/$name.wine.go"
 	printf '{"Replace":{"%s/zz_wine_windows_test.go":"%s"}}' "$pkgdir" "$dir/bin/$name.wine.go" >"$dir/bin/$name.overlay.json"
 	GOOS=windows GOARCH=amd64 go test -c -overlay "$dir/bin/$name.overlay.json" -ldflags=-checklinkname=0 -o "$exe" "$pkg"
 	# Run in its package's folder, as go test runs a test (testdata/).
-	if (cd "$pkgdir" && wine "$exe" -test.run "$run" -test.count=1 -test.timeout=5m); then
+	if (cd "$pkgdir" && "${winenv[@]}" wine "$exe" -test.run "$run" -test.count=1 -test.timeout=5m); then
 		echo "ok   $pkg (windows/amd64 under Wine)"
 	else
 		echo "FAIL $pkg (windows/amd64 under Wine)"

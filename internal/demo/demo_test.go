@@ -150,7 +150,8 @@ func binDir(t *testing.T, withGopls bool) (dir, exe string) {
 func env(role, path string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PATH=") && !strings.HasPrefix(kv, roleVar+"=") {
+		// Windows spells it Path; the chain would see both.
+		if k, _, _ := strings.Cut(kv, "="); !strings.EqualFold(k, "PATH") && k != roleVar {
 			out = append(out, kv)
 		}
 	}
@@ -169,6 +170,15 @@ func TestSampleDemo(t *testing.T) {
 		Stderr: &logs,
 		Env:    env("acp-lsp", dir+string(os.PathListSeparator)+os.Getenv("PATH")),
 	})
+	checkSample(t, rep, err, &out, &logs)
+	proctest.NoLeftovers(t, dir, 5*time.Second)
+}
+
+// checkSample checks a run of the sample as `acp-lsp demo` makes it: what
+// the agent saw at each step from the real gopls, the temporary workspace
+// gone, acp-lsp ended cleanly.
+func checkSample(t *testing.T, rep *demo.Report, err error, out, logs *bytes.Buffer) {
+	t.Helper()
 	t.Logf("output:\n%s\nlogs:\n%s", out.String(), logs.String())
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +210,6 @@ func TestSampleDemo(t *testing.T) {
 	if !strings.Contains(rep.ChainExit, "exited cleanly") {
 		t.Errorf("acp-lsp %s", rep.ChainExit)
 	}
-	proctest.NoLeftovers(t, dir, 5*time.Second)
 }
 
 // TestKeep keeps the copy, with go.mod restored and nothing else changed
