@@ -83,11 +83,14 @@ export ACP_LSP_FAKELSP
 # The demo's gopls.exe and go.exe, on the Windows PATH (Wine's Z: is /).
 # The Linux Go's variables would mislead go.exe (not Windows paths); it
 # finds its GOROOT beside itself, and the sample needs no module download.
-if printf '%s\n' "${packages[@]}" | grep -q '^\./internal/demo/'; then
-	"$root/scripts/setup.sh" windows-gopls
-	gobin="${ACP_LSP_PEERS:-$root/.cache}/windows/go/bin"
-	export WINEPATH="Z:${gobin//\//\\}"
-fi
+for entry in "${packages[@]}"; do
+	if [ "${entry%%=*}" = ./internal/demo/ ]; then
+		"$root/scripts/setup.sh" windows-gopls
+		gobin="${ACP_LSP_PEERS:-$root/.cache}/windows/go/bin"
+		export WINEPATH="Z:${gobin//\//\\}"
+		break
+	fi
+done
 winenv=(env -u GOROOT -u GOPATH -u GOMODCACHE -u GOCACHE -u GOENV -u GOFLAGS GOTOOLCHAIN=local GOPROXY=off)
 
 status=0
