@@ -95,6 +95,9 @@ type diagEntry struct {
 	hasVersion bool
 	diags      json.RawMessage
 	seq        uint64
+	// passes counts the publishes in a row for this version (see
+	// Quirks.PublishesInPasses).
+	passes int
 	// loading: the server had work in progress when it published, so an
 	// empty list may only mean it had not got that far yet.
 	loading bool
@@ -139,7 +142,11 @@ func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawM
 	}
 	s.seq++
 	s.versioned = s.versioned || has
-	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, loading: loading, at: time.Now()}
+	passes := 1
+	if prev, ok := s.m[uri]; ok && has && prev.hasVersion && prev.version == version {
+		passes = prev.passes + 1
+	}
+	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, passes: passes, loading: loading, at: time.Now()}
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
@@ -520,7 +527,8 @@ func (s *server) failVerdict(p *proc, fd FileDiagnostics, err error) FileDiagnos
 }
 
 // waitPush waits until the server published for the document's current
-// version (when it echoes versions) or published after the version was
+// version (when it echoes versions; its last pass of it when it publishes
+// in passes, Quirks.PublishesInPasses) or published after the version was
 // sent and then stayed quiet for settle (when it does not). An empty list
 // published while the server reports work in progress is provisional
 // (typescript-language-server publishes [] while its project loads, then
@@ -545,15 +553,21 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 		e, ok, changed, closed := p.diags.get(d.uri)
 		current := false
 		var idleC <-chan struct{}
-		provisional := false
+		provisional, partial := false, false
 		if ok {
 			current = (e.hasVersion && e.version >= d.version) || (!e.hasVersion && e.seq > d.sentSeq)
+			// An earlier pass of a version is not the server's word on it:
+			// Volar's syntax pass is often empty, or carries the last
+			// version's type errors, and may come long before the rest.
+			partial = current && e.hasVersion && e.passes < s.cfg.Quirks.PublishesInPasses
 			r, change := p.readiness()
 			provisional = current && isEmptyArray(e.diags) && (e.loading || r.State != Ready)
 			switch {
+			case partial:
+				// Wait for the next pass, however long after settle.
 			case provisional && r.State != Ready:
 				idleC = change // wait for the load to end (or a newer publish)
-			case current && e.hasVersion && !provisional && !s.cfg.Quirks.PublishesInPasses:
+			case current && e.hasVersion && !provisional:
 				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Fresh
 				return fd
 			case current && !e.hasVersion && !e.loading && !provisional && time.Since(e.at) >= settle:
@@ -602,6 +616,12 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 			}
 			return fd
 		case <-ctx.Done():
+			if partial {
+				fd.Diagnostics, fd.Version, fd.Verdict = e.diags, e.version, Stale
+				fd.Detail = fmt.Sprintf("%s publishes each version's diagnostics in %d passes and had sent %d for version %d when the wait ended: not its last word, not known to be complete",
+					s.cfg.Name, s.cfg.Quirks.PublishesInPasses, e.passes, e.version)
+				return fd
+			}
 			if r, _ := p.readiness(); provisional && r.State != Ready {
 				fd.Verdict = Indexing
 				fd.Detail = fmt.Sprintf("%s is still loading the project (%s) and has reported nothing for this file yet: its diagnostics are unknown, not empty", s.cfg.Name, r.Work())

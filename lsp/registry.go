@@ -133,12 +133,14 @@ type Quirks struct {
 	// and holds every request that needs the answer until it comes; a null
 	// answer makes it fall back on its own project without tsconfig.
 	NotificationRequests map[string]string `json:"notificationRequests,omitempty"`
-	// PublishesInPasses says the server publishes a document version's
-	// diagnostics more than once, a first pass (often empty) and then the
-	// rest, as the Volar servers (astro-ls) do: a versioned publish
-	// settles like an unversioned one, fresh once nothing newer came
-	// within the settle window, instead of at once.
-	PublishesInPasses bool `json:"publishesInPasses,omitempty"`
+	// PublishesInPasses, above 1, is how many times the server publishes
+	// each document version's diagnostics, the last one complete: the
+	// Volar servers that push (astro-ls) send 2, a syntax pass (often
+	// empty, or still carrying the last version's type errors) and then
+	// the type check, with nothing else to say when they are done. A
+	// version's diagnostics are fresh at its last pass, however late;
+	// before it they are stale, never "no problems".
+	PublishesInPasses int `json:"publishesInPasses,omitempty"`
 }
 
 // LoadSignals are what a server can be seen doing while it loads its
@@ -334,7 +336,7 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		if o.Install != (Install{}) {
 			s.Install = o.Install
 		}
-		if o.Quirks.ObjectSettings || o.Quirks.NotificationRequests != nil || o.Quirks.PublishesInPasses {
+		if o.Quirks.ObjectSettings || o.Quirks.NotificationRequests != nil || o.Quirks.PublishesInPasses != 0 {
 			s.Quirks = o.Quirks
 		}
 		if o.VersionArgs != nil {

@@ -395,6 +395,7 @@ func TestPublishModes(t *testing.T) {
 		{"unversioned", Script{Publish: PublishUnversioned}, []pub{{0, 0}, {0, 1}}},
 		{"stale", Script{Publish: PublishStale}, []pub{{1, 0}, {1, 0}}},
 		{"double", Script{DoublePublish: true}, []pub{{1, 0}, {1, 0}, {2, 0}, {2, 1}}},
+		{"double, second pass late", Script{DoublePublish: true, PassDelay: Duration(time.Second)}, []pub{{1, 0}, {1, 0}, {2, 0}, {2, 1}}},
 		{"delayed", Script{PublishDelay: Duration(time.Second)}, []pub{{1, 0}, {2, 1}}},
 		{"both", Script{Diagnostics: DiagBoth}, []pub{{1, 0}, {2, 1}}},
 	} {
@@ -415,7 +416,7 @@ func TestPublishModes(t *testing.T) {
 					p := c.publish()
 					got = append(got, pub{deref(p.Version), len(p.Diagnostics)})
 				}
-				if d := time.Since(t0); d != time.Duration(tc.script.PublishDelay) {
+				if d := time.Since(t0); d != time.Duration(tc.script.PublishDelay+tc.script.PassDelay) {
 					t.Errorf("published after %v", d)
 				}
 				if len(got) != len(tc.want) {

@@ -32,6 +32,11 @@ type Script struct {
 	// before the real one, as some servers do when they clear and recompute.
 	DoublePublish bool `json:"doublePublish,omitempty"`
 
+	// PassDelay, with DoublePublish, sends the real list this long after
+	// the empty first one, as a Volar server (astro-ls) publishes its type
+	// check after its syntax pass, late under load.
+	PassDelay Duration `json:"passDelay,omitempty"`
+
 	// Methods holds per-method behaviours, keyed by LSP method name
 	// ("initialize", "shutdown", "textDocument/hover", ...).
 	Methods map[string]Behavior `json:"methods,omitempty"`

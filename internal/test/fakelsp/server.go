@@ -544,12 +544,27 @@ func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri strin
 	}
 	diags := diagnosticsFor(enc, text)
 	send := func() error {
-		if s.script.DoublePublish {
-			if err := s.publish(uri, version, nil); err != nil {
-				return err
-			}
+		if !s.script.DoublePublish {
+			return s.publish(uri, version, diags)
 		}
-		return s.publish(uri, version, diags)
+		if err := s.publish(uri, version, nil); err != nil {
+			return err
+		}
+		if s.script.PassDelay <= 0 {
+			return s.publish(uri, version, diags)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTimer(time.Duration(s.script.PassDelay))
+			defer t.Stop()
+			select {
+			case <-t.C:
+				s.publish(uri, version, diags)
+			case <-ctx.Done():
+			}
+		}()
+		return nil
 	}
 	if s.script.PublishDelay <= 0 {
 		return send()
