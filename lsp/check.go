@@ -19,8 +19,10 @@ type CheckReport struct {
 	Before, After FileDiagnostics
 	// Added and Removed are LSP Diagnostic arrays ("[]" when none):
 	// those of After not in Before and those of Before not in After,
-	// matched by severity, code, source and message (positions move with
-	// the edit). Only meaningful when both verdicts are Fresh.
+	// matched across the edit (diagMatch: same severity, code and source,
+	// and the same message at the same place once mapped through the
+	// edit, the edit's word replacements applied to it; else the same
+	// message anywhere). Only meaningful when both verdicts are Fresh.
 	Added, Removed json.RawMessage
 	// Other: the file is not in the edit; the server reported on it
 	// while it held the edit (an edit of one file breaking a use in
@@ -148,14 +150,24 @@ func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, o
 	if len(ds) == 0 {
 		return nil
 	}
+	// What the edit changed, for matching diagnostics across it: the
+	// disk's content (as the server has it) against the checked one.
+	reps := replacements{}
+	emaps := make([]*editMap, len(ds))
+	p.mu.Lock()
+	for j, d := range ds {
+		if doc := p.docs[d.path]; doc != nil {
+			emaps[j] = newEditMap(doc.text.Text(), dtexts[j], reps)
+		}
+	}
+	p.mu.Unlock()
 	actx, cancel2 := context.WithTimeout(ctx, wait)
 	defer cancel2()
-	afters, others := p.checkTexts(actx, s, ds, dtexts, settle, m.checkSent)
+	afters, others := p.checkTexts(actx, s, ds, dtexts, settle, reps, m.checkSent)
 	for j, r := range dout {
 		r.After = afters[j]
-		if r.Before.Verdict == Fresh && r.After.Verdict == Fresh {
-			r.Added = diagDelta(r.After.Diagnostics, r.Before.Diagnostics)
-			r.Removed = diagDelta(r.Before.Diagnostics, r.After.Diagnostics)
+		if r.Before.Verdict == Fresh && r.After.Verdict == Fresh && emaps[j] != nil {
+			r.Added, r.Removed = diagMatch(r.Before.Diagnostics, r.After.Diagnostics, emaps[j], reps)
 		}
 	}
 	return others
@@ -186,8 +198,9 @@ type checked struct {
 // for their diagnostics and sends the disk's text each holds back, with
 // syncMu held throughout (viewMu is held by the caller). It returns each
 // document's diagnostics and the reports on other files whose diagnostics
-// the server changed meanwhile.
-func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts []string, settle time.Duration, sent func()) ([]FileDiagnostics, []CheckReport) {
+// the server changed meanwhile (matched across the edit's word
+// replacements reps, diagMatch).
+func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts []string, settle time.Duration, reps replacements, sent func()) ([]FileDiagnostics, []CheckReport) {
 	p.syncMu.Lock()
 	defer p.syncMu.Unlock()
 	fds := make([]FileDiagnostics, len(ds))
@@ -281,7 +294,8 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		if e, ok := p.diags.entry(uri); ok {
 			before = e.diags
 		}
-		r := CheckReport{Other: true, Added: diagDelta(reported[uri], before), Removed: diagDelta(before, reported[uri])}
+		r := CheckReport{Other: true}
+		r.Added, r.Removed = diagMatch(before, reported[uri], nil, reps)
 		if isEmptyArray(r.Added) && isEmptyArray(r.Removed) {
 			continue
 		}
@@ -329,43 +343,10 @@ func (p *proc) quiet(ctx context.Context, settle time.Duration) {
 	}
 }
 
-// diagKey is what matches a diagnostic before and after an edit.
+// diagKey is what matches a diagnostic before and after an edit, with
+// its place (diagMatch).
 type diagKey struct {
 	severity     int
 	code, source string
 	message      string
-}
-
-// diagDelta returns the diagnostics of a not matched in b (a multiset
-// difference by diagKey), as a JSON array.
-func diagDelta(a, b json.RawMessage) json.RawMessage {
-	type diag struct {
-		Severity int             `json:"severity"`
-		Code     json.RawMessage `json:"code"`
-		Source   string          `json:"source"`
-		Message  string          `json:"message"`
-	}
-	var ra, rb []json.RawMessage
-	_ = decode(a, &ra)
-	_ = decode(b, &rb)
-	key := func(raw json.RawMessage) diagKey {
-		var d diag
-		_ = decode(raw, &d)
-		return diagKey{d.Severity, string(d.Code), d.Source, d.Message}
-	}
-	have := map[diagKey]int{}
-	for _, r := range rb {
-		have[key(r)]++
-	}
-	var out []json.RawMessage
-	for _, r := range ra {
-		k := key(r)
-		if have[k] > 0 {
-			have[k]--
-			continue
-		}
-		out = append(out, r)
-	}
-	raw, _ := encode(append([]json.RawMessage{}, out...))
-	return raw
 }

@@ -59,24 +59,35 @@ func TestCheckTimeout(t *testing.T) {
 	})
 }
 
-// FuzzDiagDelta: any two reports give a JSON array no longer than the
-// first, and a report against itself gives none.
-func FuzzDiagDelta(f *testing.F) {
-	f.Add(`[{"message":"a","severity":1},{"message":"a","severity":1}]`, `[{"message":"a","severity":1}]`)
-	f.Add(`[{"message":"a","code":"x"}]`, `[{"message":"a","code":1}]`)
-	f.Add(`null`, `{}`)
-	f.Fuzz(func(t *testing.T, a, b string) {
-		out := diagDelta(json.RawMessage(a), json.RawMessage(b))
-		var got, in []json.RawMessage
-		if err := decode(out, &got); err != nil {
-			t.Fatalf("%s: %v", out, err)
+// FuzzDiagMatch: any two reports and contents give JSON arrays no
+// longer than the reports, and a report against itself over an unchanged
+// content gives none.
+func FuzzDiagMatch(f *testing.F) {
+	f.Add(`[{"message":"a","severity":1},{"message":"a","severity":1}]`, `[{"message":"a","severity":1}]`, "x Foo\n", "x Bar\n")
+	f.Add(`[{"message":"a","code":"x"}]`, `[{"message":"a","code":1}]`, "", "y")
+	f.Add(`[{"range":{"start":{"line":0,"character":2},"end":{"line":0,"character":5}},"message":"undefined: Foo"}]`, `[{"range":{"start":{"line":0,"character":2},"end":{"line":0,"character":5}},"message":"undefined: Bar"}]`, "x Foo\n", "x Bar\n")
+	f.Add(`null`, `{}`, "a\nb", "a\nc\nb")
+	f.Fuzz(func(t *testing.T, a, b, before, after string) {
+		reps := replacements{}
+		m := newEditMap(before, after, reps)
+		added, removed := diagMatch(json.RawMessage(a), json.RawMessage(b), m, reps)
+		var ad, rm, ina, inb []json.RawMessage
+		if err := decode(added, &ad); err != nil {
+			t.Fatalf("%s: %v", added, err)
 		}
-		if decode([]byte(a), &in) == nil {
-			if len(got) > len(in) {
-				t.Fatalf("%d out of %d", len(got), len(in))
+		if err := decode(removed, &rm); err != nil {
+			t.Fatalf("%s: %v", removed, err)
+		}
+		if decode([]byte(b), &inb) == nil && len(ad) > len(inb) {
+			t.Fatalf("%d added out of %d", len(ad), len(inb))
+		}
+		if decode([]byte(a), &ina) == nil {
+			if len(rm) > len(ina) {
+				t.Fatalf("%d removed out of %d", len(rm), len(ina))
 			}
-			if self := diagDelta(json.RawMessage(a), json.RawMessage(a)); string(self) != "[]" {
-				t.Fatalf("a against itself: %s", self)
+			same := newEditMap(before, before, replacements{})
+			if ad, rm := diagMatch(json.RawMessage(a), json.RawMessage(a), same, nil); string(ad) != "[]" || string(rm) != "[]" {
+				t.Fatalf("a against itself: %s %s", ad, rm)
 			}
 		}
 	})

@@ -158,6 +158,38 @@ func myers(a, b []string) []op {
 	return ops
 }
 
+// Hunk is one changed run of a sequence diff: A[A:A+NA] replaced by
+// B[B:B+NB].
+type Hunk struct{ A, NA, B, NB int }
+
+// Hunks returns the changed runs of a shortest edit script from a to b
+// (the diff UnifiedDiff shows, with its bound on the search: past it the
+// changed middle is one run).
+func Hunks(a, b []string) []Hunk {
+	var out []Hunk
+	i, j := 0, 0
+	open := false
+	for _, o := range lineDiff(a, b) {
+		if o.kind == ' ' {
+			i, j, open = i+1, j+1, false
+			continue
+		}
+		if !open {
+			out = append(out, Hunk{A: i, B: j})
+			open = true
+		}
+		h := &out[len(out)-1]
+		if o.kind == '-' {
+			h.NA++
+			i++
+		} else {
+			h.NB++
+			j++
+		}
+	}
+	return out
+}
+
 // UnifiedDiff returns a unified diff from before to after with
 // diffContext lines of context, labelled with the given names ("" for a
 // side that does not exist is shown as /dev/null). Equal texts give "".
