@@ -196,6 +196,14 @@ func (s *diagStore) closeAll() {
 	}
 }
 
+// echoesVersions reports whether the server has published with a
+// document version (diagStore.versioned).
+func (s *diagStore) echoesVersions() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.versioned
+}
+
 func (s *diagStore) get(uri string) (diagEntry, bool, <-chan struct{}, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -258,16 +266,25 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 		// a file it does not touch).
 		p.checkOthers[uri] = diags
 	}
+	held := false
+	if base, ok := p.held[uri]; ok && !other {
+		// A file a check saw reported on: see holdReported.
+		held = m.Version == nil || v <= base
+		if !held {
+			delete(p.held, uri)
+		}
+	}
 	p.mu.Unlock()
 	if other {
 		p.diags.bump() // said to the check's wait for quiet
 	}
 	switch {
-	case late || (checking && !checked):
+	case late || (checking && !checked) || held:
 		// A check's content (or, during a check, another document's
-		// report that may rest on it) is nobody's business: not stored,
-		// not told to subscribers (the tool's cache, the editor). The
-		// other documents are sent again before their next request.
+		// report that may rest on it, or after it one on a held file)
+		// is nobody's business: not stored, not told to subscribers
+		// (the tool's cache, the editor). The other documents are sent
+		// again before their next request.
 		return
 	case checked:
 		// Stored for the check's own wait only (Manager.Check puts the

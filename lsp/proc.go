@@ -81,6 +81,11 @@ type proc struct {
 	checking        map[string]bool
 	checkOthers     map[string]json.RawMessage
 	checkedVersions map[string]int32
+	// held are the files not in a check's edit the server reported on
+	// during it, by URI, with the last version the server had of each
+	// when the disk's content was restored: their reports are dropped
+	// until one carries a later version (proc.holdReported; p.mu held).
+	held map[string]int32
 	// dirStamps are the folders of open documents as closeVanished last
 	// saw them (syncMu held).
 	dirStamps map[string]dirStamp

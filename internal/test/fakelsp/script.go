@@ -28,6 +28,12 @@ type Script struct {
 	// didChange, to exercise the client's settle window.
 	PublishDelay Duration `json:"publishDelay,omitempty"`
 
+	// Elsewhere are files the server also reports on after every
+	// didChange of a document, with the changed text's diagnostics and no
+	// version (as on a file not open), each after its Delay: a change
+	// breaking a use in a file it does not touch, reported late.
+	Elsewhere []Elsewhere `json:"elsewhere,omitempty"`
+
 	// DoublePublish pushes an empty diagnostics list for the same version
 	// before the real one, as some servers do when they clear and recompute.
 	DoublePublish bool `json:"doublePublish,omitempty"`
@@ -75,6 +81,12 @@ type Script struct {
 	// process group that sleeps until killed, so tests can prove the
 	// client ends the whole group. Ignored in process.
 	Grandchild bool `json:"grandchild,omitempty"`
+}
+
+// Elsewhere is one file of Script.Elsewhere.
+type Elsewhere struct {
+	URI   string   `json:"uri"`
+	Delay Duration `json:"delay,omitempty"`
 }
 
 // DiagnosticsMode says which diagnostics model the server offers.

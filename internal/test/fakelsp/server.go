@@ -583,6 +583,21 @@ func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri strin
 	return nil
 }
 
+// publishAfter publishes diags on uri without a version after delay.
+func (s *Server) publishAfter(ctx context.Context, wg *sync.WaitGroup, delay time.Duration, uri string, diags []wire.Diagnostic) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			s.publish(uri, 0, diags)
+		case <-ctx.Done():
+		}
+	}()
+}
+
 type textDocumentItem struct {
 	URI     string `json:"uri"`
 	Version int    `json:"version"`
@@ -667,7 +682,13 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 		if s.script.Publish == PublishStale {
 			return s.schedulePush(ctx, wg, d.uri, oldVersion, oldText)
 		}
-		return s.schedulePush(ctx, wg, d.uri, version, text)
+		if err := s.schedulePush(ctx, wg, d.uri, version, text); err != nil {
+			return err
+		}
+		for _, e := range s.script.Elsewhere {
+			s.publishAfter(ctx, wg, time.Duration(e.Delay), e.URI, diagnosticsFor(s.Encoding(), text))
+		}
+		return nil
 	case "textDocument/didClose":
 		uri := docURI(m.Params)
 		s.mu.Lock()
