@@ -130,9 +130,10 @@ var checkedActions = map[string]bool{"rename": true, "code_actions": true}
 // (checkBlock, ending in a newline) and the result, nil when the check
 // was not done. Every file the edit changes is checked with the others'
 // new content, and the files it does not touch are reported where it
-// changes their diagnostics (a caller it breaks). An edit that creates,
-// moves or deletes a file is said not checked: a check sends new content
-// of files that exist.
+// changes their diagnostics (a caller it breaks). A file the edit
+// creates is checked as an unsaved document the disk does not have. An
+// edit that moves or deletes a file is said not checked: the file stays
+// on disk for the server, which would check the edit against it.
 func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lspext.CheckResult) {
 	var files []lspext.CheckFile
 	texts := map[string][2]string{}
@@ -144,7 +145,7 @@ func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lsp
 			continue
 		}
 		n++
-		if f.Existed && f.Exists && f.OldPath == "" {
+		if f.Exists && f.OldPath == "" {
 			uri := edit.URIFromPath(f.Path)
 			files = append(files, lspext.CheckFile{URI: uri, Text: string(f.After)})
 			texts[uri] = [2]string{string(f.Before), string(f.After)}
@@ -155,7 +156,7 @@ func (s *Session) checkEdit(ctx context.Context, pre *edit.Result) (string, *lsp
 		return "", nil
 	}
 	if len(files) < n {
-		return fmt.Sprintf("check of the edit: not done: it moves, creates or deletes %d of the %d files it changes, and a check sends only new content of existing files; ask diagnostics after applying\n", n-len(files), n), nil
+		return fmt.Sprintf("check of the edit: not done: it moves or deletes %d of the %d files it changes, and a language server still reads a moved or deleted file from disk, so the check would count it; ask diagnostics after applying\n", n-len(files), n), nil
 	}
 	c := s.c.backend.(Checker)
 	head := "check of the edit to " + rels[0] + " before writing it"

@@ -3,7 +3,9 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"slices"
 	"time"
@@ -50,10 +52,13 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 // CheckEdit returns the diagnostics files (path → new content) would have
 // together, without writing the disk: per server process, every file's
 // new content goes to the server as an unsaved version of the document
-// (opened from disk first when it was not open, and closed after), the
-// diagnostics of each for that version are collected with the freshness
-// rules of Diagnostics, as are the reports the server makes meanwhile on files not in the edit,
-// and the disk's content is sent back as new versions. Nothing else sees
+// (opened from disk first when it was not open, and closed after; a file
+// not on disk, which the edit creates, is opened with its new content,
+// having had no diagnostics, and closed after), the diagnostics of each
+// for that version are collected with the freshness rules of
+// Diagnostics, as are the reports the server makes meanwhile on files
+// not in the edit, and the disk's content is sent back as new versions.
+// Nothing else sees
 // the edit: a check holds the process exclusively (regular requests wait
 // for it and then see the disk's content), the server's reports during it
 // are stored for no one else and told to no subscriber, and a late report
@@ -138,6 +143,15 @@ func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, o
 	for j, path := range abs {
 		// A peek: a file the check opened is closed after it.
 		d, err := p.syncFor(path, usePeek)
+		if errors.Is(err, fs.ErrNotExist) {
+			// The edit creates it: no diagnostics before, and the server
+			// gets it as an unsaved document (version 0 here: none
+			// synced), closed after.
+			out[j].Before.Verdict = Fresh
+			d = document{path: path, uri: edit.URIFromPath(path)}
+			ds, dtexts, dout = append(ds, d), append(dtexts, texts[j]), append(dout, out[j])
+			continue
+		}
 		if err != nil {
 			out[j].Before.Verdict, out[j].Before.Detail = Failed, err.Error()
 			out[j].After = out[j].Before
@@ -156,8 +170,12 @@ func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, o
 	emaps := make([]*editMap, len(ds))
 	p.mu.Lock()
 	for j, d := range ds {
-		if doc := p.docs[d.path]; doc != nil {
-			emaps[j] = newEditMap(doc.text.Text(), dtexts[j], reps)
+		if doc := p.docs[d.path]; doc != nil || d.version == 0 {
+			before := ""
+			if doc != nil {
+				before = doc.text.Text()
+			}
+			emaps[j] = newEditMap(before, dtexts[j], reps)
 		}
 	}
 	p.mu.Unlock()
@@ -184,7 +202,7 @@ func (m *Manager) closedErr() error {
 
 // checked is one document during a check: what to put back after it.
 type checked struct {
-	d        document // as synced from disk
+	d        document // as synced from disk (version 0: not on disk)
 	doc      *document
 	at       document // the checked version
 	diskText *position.Document
@@ -210,7 +228,18 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	p.checkOthers = map[string]json.RawMessage{}
 	for i, d := range ds {
 		doc := p.docs[d.path]
-		if doc == nil {
+		if d.version == 0 && doc == nil {
+			// A file the edit creates: opened with the new content under
+			// a version later than any it had, closed after.
+			c := &checked{d: d}
+			c.entry, c.had = p.diags.entry(d.uri)
+			p.diags.forget(d.uri)
+			c.at = document{uri: d.uri, version: max(p.closedVersions[d.path], p.closedFloor) + 1, sentSeq: p.diags.current()}
+			p.checking[d.uri] = true
+			cs[i] = c
+			continue
+		}
+		if doc == nil || d.version == 0 {
 			fds[i] = FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"),
 				Detail: fmt.Sprintf("%s closed the document before the check", s.cfg.Name)}
 			continue
@@ -229,13 +258,28 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	}
 	p.markResendLocked("")
 	p.mu.Unlock()
-	for i, c := range cs {
-		if c == nil {
-			continue
+	// Files the edit creates go first: the server takes them into their
+	// packages before it checks the edited files against them.
+	order := make([]int, 0, len(cs))
+	for pass := range 2 {
+		for i, c := range cs {
+			if c != nil && (c.doc == nil) == (pass == 0) {
+				order = append(order, i)
+			}
 		}
+	}
+	for _, i := range order {
+		c := cs[i]
 		uj, _ := encode(c.d.uri)
 		tj, _ := encode(texts[i])
-		if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, c.at.version, tj))); err != nil {
+		params := fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, c.at.version, tj)
+		method := "textDocument/didChange"
+		if c.doc == nil {
+			lid, _ := encode(s.cfg.LanguageID(c.d.path))
+			params = fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":%d,"text":%s}}`, uj, lid, c.at.version, tj)
+			method = "textDocument/didOpen"
+		}
+		if err := p.notify(method, json.RawMessage(params)); err != nil {
 			fds[i] = FileDiagnostics{Path: c.d.path, URI: c.d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"), Detail: "check: " + err.Error()}
 			continue
 		}
@@ -277,6 +321,12 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		}
 		p.checkedVersions[c.d.uri] = c.at.version
 		p.diags.put(c.d.uri, c.entry, c.had)
+		if c.doc == nil {
+			// Its version is kept for a later open, as a closed
+			// document's is.
+			p.dropDocLocked(&document{path: c.d.path, version: c.at.version})
+			continue
+		}
 		c.doc.version++
 		c.doc.text, c.doc.pull = c.diskText, c.pull
 		c.doc.sentSeq = p.diags.current()
@@ -307,10 +357,17 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	}
 	p.mu.Unlock()
 	for i, c := range cs {
-		if c == nil {
+		if c == nil || !c.sent && c.doc == nil {
 			continue
 		}
 		uj, _ := encode(c.d.uri)
+		if c.doc == nil {
+			if err := p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`)); err != nil {
+				s.recycle(p, fmt.Errorf("check: closing a file the edit creates: %w", err))
+				break
+			}
+			continue
+		}
 		dj, _ := encode(c.diskText.Text())
 		if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, back[i], dj))); err != nil {
 			// The server holds the checked text: it must not answer on it.

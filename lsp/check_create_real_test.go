@@ -1,0 +1,100 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/test/disk"
+	"github.com/acp-lsp/acp-lsp/internal/test/peers"
+)
+
+// TestRealCheckCreateGopls: an edit that creates a file is checked with
+// the new file's content as an unsaved document gopls has never seen on
+// disk: a new file with a type error adds it, a declaration moved from an
+// existing file into a new one adds and removes nothing. The new file is
+// never written, no document is left open, no subscriber is told the
+// checked content, and the diagnostics after are the disk's.
+func TestRealCheckCreateGopls(t *testing.T) {
+	peers.Require(t, "gopls")
+	tree := map[string]string{
+		"go.mod": "module example.com/cr\n\ngo 1.22\n",
+		"a.go":   "package cr\n\nfunc F() int { return 1 }\n\nvar v = F()\n",
+	}
+	const typeErr = "cannot use F() (value of type int) as string value in variable declaration"
+	for _, tc := range []struct {
+		name  string
+		edit  map[string]string
+		added []string
+	}{
+		{name: "a new file with a type error", edit: map[string]string{"new.go": "package cr\n\nvar s string = F()\n"}, added: []string{typeErr}},
+		{name: "a declaration moved to a new file", edit: map[string]string{
+			"a.go": "package cr\n\nvar v = F()\n",
+			"f.go": "package cr\n\nfunc F() int { return 1 }\n",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := disk.Tree(t, tree)
+			m := newRealManager(t, root)
+			defer m.Close(context.Background())
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			events, unsub := m.Subscribe(1024)
+			defer unsub()
+			files := map[string]string{}
+			for name, text := range tc.edit {
+				files[filepath.Join(root, name)] = text
+			}
+			rep, err := m.CheckEdit(ctx, files, DiagnosticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var added, removed []string
+			for _, r := range rep.Files {
+				if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
+					t.Fatalf("%s: verdicts before %s (%s), after %s (%s)", r.Before.Path, r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
+				}
+				added = append(added, messages(t, r.Added)...)
+				removed = append(removed, messages(t, r.Removed)...)
+			}
+			if !slices.Equal(added, tc.added) || len(removed) != 0 {
+				t.Errorf("added %q, removed %q; want added %q, removed none", added, removed, tc.added)
+			}
+			if st := m.Servers(); len(st) != 1 || st[0].OpenDocuments != 0 {
+				t.Errorf("servers after the check: %+v, want gopls with no document left open", st)
+			}
+			for name, text := range tc.edit {
+				b, err := os.ReadFile(filepath.Join(root, name))
+				if content, ok := tree[name]; ok {
+					if err != nil || string(b) != content {
+						t.Errorf("disk after the check: %s is %q %v, want %q", name, b, err, content)
+					}
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("disk after the check: %s is %q %v, want it absent (checked as %q)", name, b, err, text)
+				}
+			}
+			for drained := false; !drained; {
+				select {
+				case ev := <-events:
+					if slices.Contains(messages(t, ev.Diagnostics), typeErr) {
+						t.Errorf("a subscriber was told the checked content's error in %s: %s", ev.Path, ev.Diagnostics)
+					}
+				default:
+					drained = true
+				}
+			}
+			after, err := m.Diagnostics(ctx, []string{filepath.Join(root, "a.go")}, DiagnosticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fd := after.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 0 {
+				t.Errorf("diagnostics of a.go after the check: %s %s (%s), want the disk's: fresh, none", fd.Verdict, fd.Diagnostics, fd.Detail)
+			}
+		})
+	}
+}
