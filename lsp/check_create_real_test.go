@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,5 +97,35 @@ func TestRealCheckCreateGopls(t *testing.T) {
 				t.Errorf("diagnostics of a.go after the check: %s %s (%s), want the disk's: fresh, none", fd.Verdict, fd.Diagnostics, fd.Detail)
 			}
 		})
+	}
+}
+
+// TestRealCheckCreatePyright: as TestRealCheckCreateGopls for a server
+// that pulls diagnostics: the new file's error is added, and the file is
+// never written.
+func TestRealCheckCreatePyright(t *testing.T) {
+	peers.Require(t, "pyright-langserver")
+	root := disk.Tree(t, map[string]string{"main.py": "n: int = 1\n"})
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	created := filepath.Join(root, "new.py")
+	rep, err := m.CheckEdit(ctx, map[string]string{created: "s: int = \"one\"\n"}, DiagnosticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rep.Files[0]
+	if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
+		t.Fatalf("verdicts: before %s (%s), after %s (%s)", r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
+	}
+	if a := messages(t, r.Added); len(a) != 1 || !strings.Contains(a[0], `"int"`) {
+		t.Errorf("added %q, want the new file's error about int", a)
+	}
+	if _, err := os.Stat(created); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("new.py after the check: %v, want it absent", err)
+	}
+	if st := m.Servers(); len(st) != 1 || st[0].OpenDocuments != 0 {
+		t.Errorf("servers after the check: %+v, want pyright with no document left open", st)
 	}
 }

@@ -68,3 +68,30 @@ func TestRealCheckRenameGopls(t *testing.T) {
 		})
 	}
 }
+
+// TestRealCheckRenamePyright: as TestRealCheckRenameGopls for a server
+// that quotes the names in its messages and pulls diagnostics: the
+// error naming the renamed class is the error it was.
+func TestRealCheckRenamePyright(t *testing.T) {
+	peers.Require(t, "pyright-langserver")
+	const disk0 = "class Foo:\n    pass\n\nx: int = Foo()\n"
+	root := disk.Tree(t, map[string]string{"main.py": disk0})
+	main := filepath.Join(root, "main.py")
+	m := newRealManager(t, root)
+	defer m.Close(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := m.Check(ctx, main, strings.ReplaceAll(disk0, "Foo", "Bar"), DiagnosticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Before.Verdict != Fresh || rep.After.Verdict != Fresh {
+		t.Fatalf("verdicts: before %s (%s), after %s (%s)", rep.Before.Verdict, rep.Before.Detail, rep.After.Verdict, rep.After.Detail)
+	}
+	if was := messages(t, rep.Before.Diagnostics); len(was) != 1 || !strings.Contains(was[0], `"Foo"`) {
+		t.Fatalf("diagnostics before: %q, want one naming \"Foo\"", was)
+	}
+	if a, r := messages(t, rep.Added), messages(t, rep.Removed); len(a)+len(r) != 0 {
+		t.Errorf("added %q, removed %q; want none", a, r)
+	}
+}
