@@ -71,3 +71,30 @@ func TestRenameChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameCheckedKeepsErrors: through the chain with gopls, renaming a
+// type that errors in two files already name (as the demo did) previews
+// a check of 0 added, 0 removed: those errors are the ones they were,
+// the new name in their messages where the old one was.
+func TestRenameCheckedKeepsErrors(t *testing.T) {
+	peers.Require(t, "gopls")
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	for name, text := range map[string]string{
+		"go.mod": "module example.com/p\n\ngo 1.22\n",
+		"p.go":   "package p\n\ntype Foo struct{}\n\nvar x int = Foo{}\n",
+		"q.go":   "package p\n\nvar y int = Foo{}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := startStack(t, adapter.Config{LSP: lsp.Options{Env: peers.Env()}}, Config{}, false)
+	cs := sc.open(t, root)
+	text, isErr, _ := stacktest.CallTool(t, cs, map[string]any{"action": "rename", "file": "p.go", "line": 3, "symbol": "Foo", "new_name": "Bar"})
+	if isErr {
+		t.Fatalf("rename: %s", text)
+	}
+	if want := "check of the edit to 2 files before writing it: 0 added, 0 removed"; !strings.Contains(text, want) {
+		t.Errorf("want %q in:\n%s", want, text)
+	}
+}
