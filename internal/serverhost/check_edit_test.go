@@ -103,3 +103,61 @@ func TestCheckEditThroughHost(t *testing.T) {
 		break
 	}
 }
+
+// TestCheckCreateThroughHost: `_lsp/check` of an edit that creates a
+// file, through the host's gopls: the new file's type error is added, the
+// file is never written, and another client of the same gopls is never
+// told the checked content's diagnostics.
+func TestCheckCreateThroughHost(t *testing.T) {
+	peers.Require(t, "gopls")
+	dir := hostDir(t)
+	id := "checkcreate00000"
+	serveHere(t, dir, id)
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/cr\n\ngo 1.22\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "a.go"), []byte("package cr\n\nfunc F() int { return 1 }\n"), 0o644))
+	const typeErr = "cannot use F() (value of type int) as string value"
+	other, err := NewClient(lsp.Options{Roots: []string{root}, Env: peers.Env()}, Config{Dir: dir, Identity: id})
+	must(t, err)
+	t.Cleanup(func() { other.Close(context.Background()) })
+	events, unsub := other.Subscribe(256)
+	defer unsub()
+	ctx := context.Background()
+	if _, err := other.Diagnostics(ctx, []string{filepath.Join(root, "a.go")}, lsp.DiagnosticsOptions{}); err != nil {
+		t.Fatalf("the other client's diagnostics before: %v", err)
+	}
+	a, err := adapter.New(adapter.Config{
+		LSP: lsp.Options{Env: peers.Env()},
+		Host: func(o lsp.Options) (adapter.LocalServers, error) {
+			return NewClient(o, Config{Dir: dir, Identity: id})
+		},
+	})
+	must(t, err)
+	t.Cleanup(func() { a.Close() })
+	chain := stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a}})
+	chain.Initialize(t, `{"fs":{"readTextFile":true}}`, `{"loadSession":true}`)
+	chain.NewSession(t, root)
+	created := filepath.Join(root, "new.go")
+	files := []lspext.CheckFile{{URI: edit.URIFromPath(created), Text: "package cr\n\nvar s string = F()\n"}}
+	raw, err := chain.Agent.Call(ctx, lspext.Check, lspext.CheckParams{Files: files})
+	must(t, err)
+	var res lspext.CheckResult
+	must(t, json.Unmarshal(raw, &res))
+	if !lspext.Clean(res.Servers) || len(res.Files) != 1 || !strings.Contains(string(res.Files[0].Added), typeErr) {
+		t.Fatalf("check through the host: %s, want new.go's error added, fresh", raw)
+	}
+	if _, err := os.Stat(created); !os.IsNotExist(err) {
+		t.Errorf("new.go after the check: %v, want it absent", err)
+	}
+	for {
+		select {
+		case ev := <-events:
+			if strings.Contains(string(ev.Diagnostics), typeErr) {
+				t.Errorf("the other client was sent the checked content's diagnostics: %s", ev.Diagnostics)
+			}
+			continue
+		default:
+		}
+		break
+	}
+}
