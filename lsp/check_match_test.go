@@ -121,3 +121,18 @@ func TestEditMapBack(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagMatchLargeRename: a rename touching more lines than the line
+// diff follows (past its bound) still matches the error naming the
+// renamed symbol: the changed lines are compared one by one.
+func TestDiagMatchLargeRename(t *testing.T) {
+	before := strings.Repeat("use(Foo)\n", 3000)
+	after := strings.ReplaceAll(before, "Foo", "Bar")
+	reps := replacements{}
+	m := newEditMap(before, after, reps)
+	was := `[{"range":{"start":{"line":2999,"character":4},"end":{"line":2999,"character":7}},"severity":1,"message":"undefined: Foo"}]`
+	is := `[{"range":{"start":{"line":2999,"character":4},"end":{"line":2999,"character":7}},"severity":1,"message":"undefined: Bar"}]`
+	if added, removed := diagMatch(json.RawMessage(was), json.RawMessage(is), m, reps); string(added) != "[]" || string(removed) != "[]" {
+		t.Errorf("added %s, removed %s; want none", added, removed)
+	}
+}

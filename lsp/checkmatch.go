@@ -31,34 +31,51 @@ type replacements map[[2]string]bool
 const maxWordDiff = 20000
 
 // newEditMap diffs before and after, adding the words replaced one for
-// one to reps.
+// one to reps. A changed run of as many lines after as before (a rename's,
+// however many lines it touches) is compared line by line.
 func newEditMap(before, after string, reps replacements) *editMap {
 	m := &editMap{before: position.NewDocumentString(before), after: position.NewDocumentString(after)}
 	la, lb := splitKeep(before, '\n'), splitKeep(after, '\n')
 	offA, offB := prefixLens(la), prefixLens(lb)
 	for _, h := range edit.Hunks(la, lb) {
-		a0, a1 := offA[h.A], offA[h.A+h.NA]
-		b0, b1 := offB[h.B], offB[h.B+h.NB]
-		wa, wb := words(before[a0:a1]), words(after[b0:b1])
-		if len(wa)+len(wb) > maxWordDiff {
-			m.spans = append(m.spans, span{a0, a1, b0, b1})
+		if h.NA == h.NB {
+			for k := range h.NA {
+				i, j := h.A+k, h.B+k
+				m.addWords(offA[i], offB[j], la[i], lb[j], reps)
+			}
 			continue
 		}
-		pa, pb := prefixLens(wa), prefixLens(wb)
-		for _, w := range edit.Hunks(wa, wb) {
-			m.spans = append(m.spans, span{a0 + pa[w.A], a0 + pa[w.A+w.NA], b0 + pb[w.B], b0 + pb[w.B+w.NB]})
-			if w.NA != w.NB {
-				continue
-			}
-			for k := range w.NA {
-				o, n := wa[w.A+k], wb[w.B+k]
-				if isWord(o) && isWord(n) {
-					reps[[2]string{o, n}] = true
-				}
+		a0, a1 := offA[h.A], offA[h.A+h.NA]
+		b0, b1 := offB[h.B], offB[h.B+h.NB]
+		m.addWords(a0, b0, before[a0:a1], after[b0:b1], reps)
+	}
+	return m
+}
+
+// addWords adds the changes of a word diff of a (at a0 before the edit)
+// and b (at b0 after it), and the words replaced one for one to reps.
+func (m *editMap) addWords(a0, b0 int, a, b string, reps replacements) {
+	if a == b {
+		return
+	}
+	wa, wb := words(a), words(b)
+	if len(wa)+len(wb) > maxWordDiff {
+		m.spans = append(m.spans, span{a0, a0 + len(a), b0, b0 + len(b)})
+		return
+	}
+	pa, pb := prefixLens(wa), prefixLens(wb)
+	for _, w := range edit.Hunks(wa, wb) {
+		m.spans = append(m.spans, span{a0 + pa[w.A], a0 + pa[w.A+w.NA], b0 + pb[w.B], b0 + pb[w.B+w.NB]})
+		if w.NA != w.NB {
+			continue
+		}
+		for k := range w.NA {
+			o, n := wa[w.A+k], wb[w.B+k]
+			if isWord(o) && isWord(n) {
+				reps[[2]string{o, n}] = true
 			}
 		}
 	}
-	return m
 }
 
 // back maps an offset in the content after the edit to the one before:
