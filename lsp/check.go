@@ -311,8 +311,8 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		p.checkedVersions = map[string]int32{}
 	}
 	reported := p.checkOthers
+	p.holdReported(reported, p.checking)
 	p.checking, p.checkOthers = nil, nil
-	p.holdReported(reported)
 	last := ""
 	back := make([]int32, len(cs))
 	for i, c := range cs {
@@ -378,23 +378,24 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	return fds, others
 }
 
-// holdReported holds the files not in the edit that the server reported
-// on during a check (p.mu held, the disk's content about to be restored):
-// until a report on one carries a version later than the one the server
-// has of it now, its reports are dropped, and it keeps the report from
-// before the check. The server may report on such a file again from the
-// checked content after the check has ended (a slow pass, later than the
-// settle time), and a report on a file the server holds no version of
-// cannot say which content it comes from. LSP orders the stream: a
-// report carrying a version comes after the didOpen or didChange that
-// sent it, and that, sent after the restore, after the restore; so a
-// report on a later version was computed with the disk's content. The
-// next diagnostics of the file send one (it is opened, or sent again:
-// every document is marked to be resent after a check). A server that
-// never sends versions gives no such sign: its reports are taken as
-// they come, as its reports on the edited documents are.
-func (p *proc) holdReported(reported map[string]json.RawMessage) {
-	if len(reported) == 0 || !p.diags.echoesVersions() {
+// holdReported holds the files not in the edit (edited) that the
+// server reported on during a check, and the open documents (p.mu held,
+// the disk's content about to be restored): until a report on one
+// carries a version later than the one the server has of it now, its
+// reports are dropped, and it keeps the report from before the check.
+// The server may report on such a file again from the checked content
+// after the check has ended (a slow pass, later than the settle time),
+// and a report without a version, or with the version the server had
+// during the check, cannot say which content it comes from. LSP orders
+// the stream: a report carrying a version comes after the didOpen or
+// didChange that sent it, and that, sent after the restore, after the
+// restore; so a report on a later version was computed with the disk's
+// content. The next diagnostics of the file send one (it is opened, or
+// sent again: every document is marked to be resent after a check). A
+// server that never sends versions gives no such sign: its reports are
+// taken as they come, as its reports on the edited documents are.
+func (p *proc) holdReported(reported map[string]json.RawMessage, edited map[string]bool) {
+	if !p.diags.echoesVersions() {
 		return
 	}
 	if p.held == nil {
@@ -410,6 +411,11 @@ func (p *proc) holdReported(reported map[string]json.RawMessage) {
 			base = d.version
 		}
 		p.held[uri] = base
+	}
+	for _, d := range p.docs {
+		if !edited[d.uri] {
+			p.held[d.uri] = d.version
+		}
 	}
 }
 
