@@ -58,11 +58,12 @@ func (m *Manager) Check(ctx context.Context, path, text string, opts Diagnostics
 // for that version are collected with the freshness rules of
 // Diagnostics, as are the reports the server makes meanwhile on files
 // not in the edit, and the disk's content is sent back as new versions.
-// Nothing else sees
-// the edit: a check holds the process exclusively (regular requests wait
-// for it and then see the disk's content), the server's reports during it
-// are stored for no one else and told to no subscriber, and a late report
-// on a checked version is dropped. Processes are checked one after
+// Nothing else sees the edit: a check holds the process exclusively
+// (regular requests wait for it and then see the disk's content), the
+// server's reports during it are stored for no one else and told to no
+// subscriber, a late report on a checked version is dropped, and so are
+// the reports on the files held after it (proc.holdReported). Diagnostics
+// are matched across the edit (diagMatch). Processes are checked one after
 // another, never two held at once. Verdicts are as for Diagnostics: a
 // timeout is never "no diagnostics". It returns an error only when the
 // Manager is closed.
