@@ -132,7 +132,6 @@ func diagMatch(before, after json.RawMessage, m *editMap, reps replacements) (ad
 	type diag struct {
 		raw      json.RawMessage
 		key      diagKey
-		r        position.Range
 		matched  bool
 		at       [4]int // start and end: line and character, or offsets
 		hasPlace bool
@@ -150,7 +149,7 @@ func diagMatch(before, after json.RawMessage, m *editMap, reps replacements) (ad
 				Message  string          `json:"message"`
 			}
 			_ = decode(r, &d)
-			x := &diag{raw: r, key: diagKey{d.Severity, string(d.Code), d.Source, d.Message}, r: d.Range}
+			x := &diag{raw: r, key: diagKey{d.Severity, string(d.Code), d.Source, d.Message}}
 			if m == nil {
 				x.at, x.hasPlace = [4]int{int(d.Range.Start.Line), int(d.Range.Start.Character), int(d.Range.End.Line), int(d.Range.End.Character)}, true
 			} else {
