@@ -30,7 +30,7 @@ cd "$root"
 # and the trust store live; the shared server host on its named pipe, with
 # the fake language server (prebuilt below: no Go toolchain runs there),
 # and the process waits its tests use; how a server's command is found
-# (gopls.exe); and the demo end to end: acp-lsp.exe, its scripted agent
+# (gopls.exe); the machine's and processes' memory; and the demo end to end: acp-lsp.exe, its scripted agent
 # and a Windows gopls.exe (scripts/setup.sh windows-gopls builds it and the
 # go.exe it runs) on Windows' PATH.
 packages=(
@@ -42,6 +42,7 @@ packages=(
 	"./internal/test/proctest/=OnWindows"
 	"./internal/serverhost/=OnWindows|CheckSID|CheckFolderOwner|PipeIsTheUsers|CheckUID|HostKilledMidCall|HostEndsWithItsLastClient|ClientKilledMidCall|AskNativeThroughHost|BudgetAcrossProfiles|SessionsSeeTheirOwnWorld|PeekThroughHost|CallAtOnceAfterConnect|CheckTimeoutThroughHost"
 	"./internal/demo/=SampleDemoOnWindows"
+	"./internal/memory/=TestTotal|TestResident"
 )
 if [ $# -gt 0 ]; then
 	packages=("$@")
