@@ -5,14 +5,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/procfs"
+	"github.com/acp-lsp/acp-lsp/internal/memory"
 )
 
 // DefaultMemoryBudget is Options.MemoryBudget's default: a quarter of the
-// machine's memory (0, no budget, where it is unknown). One
+// machine's memory (memory.Total; 0, no budget, where it is unknown). One
 // rust-analyzer or pyright on a large project takes gigabytes; a quarter
 // leaves the editor, the agent and the builds the rest.
-func DefaultMemoryBudget() int64 { return procfs.MemTotal() / 4 }
+func DefaultMemoryBudget() int64 { return memory.Total() / 4 }
 
 // Budget is the account of running language servers that
 // Options.MemoryBudget and Options.MaxRunning are held against: the
@@ -25,14 +25,29 @@ type Budget struct {
 
 	mu      sync.Mutex
 	servers map[*server]bool
-	// rss reads the resident memory of s's process pid; tests replace
-	// it (servers reached through Options.Connect have no pid).
-	rss func(s *server, pid int) int64
+	// rss reads the resident memory of each server's process (its pid),
+	// all in one read (one ps run on macOS); tests replace it (servers
+	// reached through Options.Connect have no pid).
+	rss func(pids map[*server]int) map[*server]int64
 }
 
 // NewBudget returns an empty Budget.
 func NewBudget() *Budget {
-	return &Budget{servers: map[*server]bool{}, rss: func(_ *server, pid int) int64 { return procfs.RSS(pid) }}
+	return &Budget{servers: map[*server]bool{}, rss: residentSets}
+}
+
+// residentSets is Budget.rss: memory.Resident of the servers' pids.
+func residentSets(pids map[*server]int) map[*server]int64 {
+	list := make([]int, 0, len(pids))
+	for _, pid := range pids {
+		list = append(list, pid)
+	}
+	got := memory.Resident(list...)
+	out := make(map[*server]int64, len(pids))
+	for s, pid := range pids {
+		out[s] = got[pid]
+	}
+	return out
 }
 
 func (b *Budget) add(s *server) {
@@ -67,6 +82,7 @@ func (b *Budget) snapshot(except *server) []running {
 	}
 	b.mu.Unlock()
 	var out []running
+	pids := map[*server]int{}
 	for _, s := range list {
 		s.mu.Lock()
 		p := s.cur
@@ -76,8 +92,12 @@ func (b *Budget) snapshot(except *server) []running {
 			continue
 		}
 		r.pid = p.pid
-		r.rss = b.rss(s, p.pid)
+		pids[s] = p.pid
 		out = append(out, r)
+	}
+	rss := b.rss(pids)
+	for i := range out {
+		out[i].rss = rss[out[i].s]
 	}
 	return out
 }

@@ -29,7 +29,13 @@ func budgetEnvScript(t *testing.T, script fakelsp.Script, tweak func(*Options), 
 		must(t, e.m.AddRoot(root))
 		files = append(files, f)
 	}
-	e.m.opts.Budget.rss = func(s *server, _ int) int64 { return rss[s.root] }
+	e.m.opts.Budget.rss = func(pids map[*server]int) map[*server]int64 {
+		out := map[*server]int64{}
+		for s := range pids {
+			out[s] = rss[s.root]
+		}
+		return out
+	}
 	return e, files
 }
 

@@ -704,6 +704,7 @@ func (m *Manager) Servers() []ServerStatus {
 	}
 	m.mu.Unlock()
 	out := make([]ServerStatus, 0, len(list))
+	pids := map[*server]int{}
 	for _, s := range list {
 		s.mu.Lock()
 		st := ServerStatus{Name: s.cfg.Name, Root: s.root, State: s.state, Restarts: s.restarts, LastUsed: s.lastUsed}
@@ -724,8 +725,7 @@ func (m *Manager) Servers() []ServerStatus {
 		}
 		if p != nil {
 			st.PID, st.Encoding, st.Capabilities = p.pid, p.enc, p.capsRaw
-			st.RSSBytes = m.opts.Budget.rss(s, p.pid)
-			st.OverBudget = overBudget(st.RSSBytes, m.opts.MemoryBudget)
+			pids[s] = p.pid
 			st.Readiness, _ = p.readiness()
 			p.mu.Lock()
 			st.OpenDocuments = len(p.docs)
@@ -736,6 +736,14 @@ func (m *Manager) Servers() []ServerStatus {
 			sort.Slice(st.Registrations, func(i, j int) bool { return st.Registrations[i].ID < st.Registrations[j].ID })
 		}
 		out = append(out, st)
+	}
+	// One read for all (one ps run on macOS); out is still in list's order.
+	rss := m.opts.Budget.rss(pids)
+	for i, s := range list {
+		if _, ok := pids[s]; ok {
+			out[i].RSSBytes = rss[s]
+			out[i].OverBudget = overBudget(out[i].RSSBytes, m.opts.MemoryBudget)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Name != out[j].Name {

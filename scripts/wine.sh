@@ -30,9 +30,10 @@ cd "$root"
 # and the trust store live; the shared server host on its named pipe, with
 # the fake language server (prebuilt below: no Go toolchain runs there),
 # and the process waits its tests use; how a server's command is found
-# (gopls.exe); the machine's and processes' memory; and the demo end to end: acp-lsp.exe, its scripted agent
-# and a Windows gopls.exe (scripts/setup.sh windows-gopls builds it and the
-# go.exe it runs) on Windows' PATH.
+# (gopls.exe); the machine's and processes' memory; and the demo end to
+# end: acp-lsp.exe, its scripted agent and a Windows gopls.exe
+# (scripts/setup.sh windows-gopls builds it and the go.exe it runs) on
+# Windows' PATH.
 packages=(
 	"./internal/reap/=."
 	"./lsp/edit/=OnWindows|WindowsURIRules|CleanWindows"

@@ -63,15 +63,12 @@ func TestTotal(t *testing.T) {
 
 // TestResident reads, in one call, the resident memory of this process
 // and of a child it started (both > 0), and not of a pid that does not
-// exist (absent, 0).
+// exist nor of pid 0 or below, the pid of no server (absent, 0).
 func TestResident(t *testing.T) {
 	self, kid, none := os.Getpid(), startChild(t), 1<<30
-	got := Resident(self, kid, none)
-	if got[self] <= 0 || got[kid] <= 0 {
-		t.Errorf("Resident(self %d, child %d) = %v, want both > 0", self, kid, got)
-	}
-	if n, ok := got[none]; ok {
-		t.Errorf("Resident(%d), a pid that does not exist, = %d; want it absent", none, n)
+	got := Resident(self, 0, kid, none, -1)
+	if len(got) != 2 || got[self] <= 0 || got[kid] <= 0 {
+		t.Errorf("Resident(self %d, 0, child %d, %d, -1) = %v, want self and child > 0, nothing else", self, kid, none, got)
 	}
 	if got := Resident(); len(got) != 0 {
 		t.Errorf("Resident() = %v, want empty", got)
