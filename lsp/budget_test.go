@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -140,5 +141,29 @@ func TestBudgetSparesBusyServer(t *testing.T) {
 		}
 		cancel()
 		<-asked
+	})
+}
+
+// TestBudgetReadsOnceForAll: a check (the budget's look before a start,
+// a status) reads the resident memory of all running servers in one
+// read: on macOS each read is a run of ps.
+func TestBudgetReadsOnceForAll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e, files := budgetEnv(t, func(o *Options) { o.MemoryBudget = 1000 }, map[string]int64{})
+		for _, f := range files {
+			must(t, e.m.Prewarm(t.Context(), f))
+		}
+		var reads []int
+		e.m.opts.Budget.rss = func(pids map[*server]int) map[*server]int64 {
+			reads = append(reads, len(pids))
+			return map[*server]int64{}
+		}
+		if st := e.m.Servers(); len(st) != 3 {
+			t.Fatalf("status of %d servers, want 3", len(st))
+		}
+		e.m.opts.Budget.snapshot(nil)
+		if !slices.Equal(reads, []int{3, 3}) {
+			t.Errorf("servers per read %v, want [3 3]: one read each for the status and the budget", reads)
+		}
 	})
 }
