@@ -182,9 +182,12 @@ func (e *faultEnv) hover() (json.RawMessage, error) {
 	return hover(e.t.Context(), e.m, e.file, Position{Line: 1, Character: 6})
 }
 
-// wantHover checks a normal hover answer: the client works.
+// wantHover checks a normal hover answer: the client works. The server
+// is started (or restarted) first, so a short request timeout does not
+// also bound its start, which a loaded machine can make slow.
 func (e *faultEnv) wantHover() {
 	e.t.Helper()
+	e.prewarm()
 	raw, err := e.hover()
 	if err != nil {
 		e.t.Fatalf("hover: %v", err)
