@@ -295,13 +295,13 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		fds[i] = s.diagnostics(ctx, p, c.at, settle)
 		fds[i].Path = c.d.path
 	}
-	_, pulls := p.pullSupported()
-	if !pulls {
-		// A server publishes a change's reports on several files one
-		// after another, those on files not in the edit after the
-		// edited files' own: they are the check's once quiet, and do not
-		// come after it for the cache (a server slower than settle
-		// between them can still send one late).
+	if len(p.advertisedPulls()) == 0 {
+		// A server that pushes (also one pulled without offering it,
+		// Quirks.UnadvertisedPull) publishes a change's reports on
+		// several files one after another, those on files not in the
+		// edit after the edited files' own: they are the check's once
+		// quiet, and do not come after it for the cache (a server slower
+		// than settle between them can still send one late).
 		p.quiet(ctx, settle)
 	}
 	if sent != nil {

@@ -308,10 +308,21 @@ func (p *proc) publishDiagnostics(params json.RawMessage) {
 
 // pullSupported returns the diagnostic identifiers to pull with, once
 // each, or false when the server only pushes. The empty identifier stands
-// for the static provider. A provider registered twice under one
-// identifier is pulled once: pyright 1.1.414 registers "Pyright" twice,
-// and pulling both doubled every error.
+// for the static provider, or for the pull a server answers without
+// offering it (Quirks.UnadvertisedPull) until it refuses one.
 func (p *proc) pullSupported() ([]string, bool) {
+	ids := p.advertisedPulls()
+	if len(ids) == 0 && p.srv.cfg.Quirks.UnadvertisedPull && !p.pullRefused.Load() {
+		ids = []string{""}
+	}
+	return ids, len(ids) > 0
+}
+
+// advertisedPulls returns the diagnostic identifiers the server offers
+// to pull with, statically or by registration, once each. A provider
+// registered twice under one identifier is pulled once: pyright 1.1.414
+// registers "Pyright" twice, and pulling both doubled every error.
+func (p *proc) advertisedPulls() []string {
 	var ids []string
 	if present(p.caps.DiagnosticProv) {
 		var opt struct {
@@ -332,7 +343,7 @@ func (p *proc) pullSupported() ([]string, bool) {
 		}
 	}
 	sort.Strings(ids) // registrations come from a map: a stable order
-	return ids, len(ids) > 0
+	return ids
 }
 
 // diagnosticsWait is how long a diagnostics call may wait: opts.Timeout,
@@ -349,12 +360,12 @@ func (s *server) diagnosticsWait(opts DiagnosticsOptions) time.Duration {
 func (s *server) diagnostics(ctx context.Context, p *proc, d document, settle time.Duration) FileDiagnostics {
 	fd := FileDiagnostics{Path: d.path, URI: d.uri, Server: s.cfg.Name, Version: d.version, Diagnostics: json.RawMessage("[]")}
 	if ids, ok := p.pullSupported(); ok {
-		return s.pull(ctx, p, d, ids, fd)
+		return s.pull(ctx, p, d, settle, ids, fd)
 	}
 	return s.waitPush(ctx, p, d, settle, fd)
 }
 
-func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd FileDiagnostics) FileDiagnostics {
+func (s *server) pull(ctx context.Context, p *proc, d document, settle time.Duration, ids []string, fd FileDiagnostics) FileDiagnostics {
 	if ctx.Err() != nil {
 		// No time to ask (a caller that does not wait): a request now
 		// could only time out, so answer from what the server said before.
@@ -382,6 +393,13 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 		for {
 			mark := p.mark()
 			res, _, err := s.call(ctx, p, d, "textDocument/diagnostic", raw)
+			if re := (*ResponseError)(nil); errors.As(err, &re) && refusal(re.Code) && len(p.advertisedPulls()) == 0 {
+				// A pull it does not offer, refused: its pushes are its
+				// word (this and every later call of the process).
+				p.pullRefused.Store(true)
+				p.log.Info("server refused an unadvertised pull; reading its pushes", "server", s.cfg.Name, "err", err)
+				return s.waitPush(ctx, p, d, settle, fd)
+			}
 			if err != nil {
 				return s.failVerdict(p, fd, err)
 			}
@@ -443,6 +461,17 @@ func (s *server) pull(ctx context.Context, p *proc, d document, ids []string, fd
 	fd.Diagnostics = concatArrays(all)
 	fd.Verdict = Fresh
 	return fd
+}
+
+// refusal reports whether a server's error answer to a request says it
+// does not handle it, rather than that this one answer is moot (the
+// document changed, the request was cancelled: asked again by call).
+func refusal(code int64) bool {
+	switch code {
+	case codeContentModified, codeServerCancelled, codeRequestCancelled:
+		return false
+	}
+	return true
 }
 
 // pulled answers for d from the reports already pulled for it, without
@@ -565,7 +594,7 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 		// Servers such as pyright register pull diagnostics only after
 		// initialized, and then never push: switch over when they do.
 		if ids, ok := p.pullSupported(); ok {
-			return s.pull(ctx, p, d, ids, fd)
+			return s.pull(ctx, p, d, settle, ids, fd)
 		}
 		e, ok, changed, closed := p.diags.get(d.uri)
 		current := false

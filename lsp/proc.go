@@ -106,6 +106,10 @@ type proc struct {
 	diags      diagStore
 	timeouts   int // consecutive request timeouts
 	refreshGen uint64
+	// pullRefused: the server answered a pull it does not offer
+	// (Quirks.UnadvertisedPull) with an error, so it is read by its
+	// pushes.
+	pullRefused atomic.Bool
 	// lost says why the connection is unusable although the process may
 	// still run (protocol violation, wedge); first cause wins.
 	lost error

@@ -16,8 +16,9 @@ import (
 // astro-ls against the real server: each version's diagnostics come in
 // that many publishes, the last one complete, on a file with a type error,
 // on the same file fixed (whose first pass still carries the fixed error)
-// and broken again (whose first pass lacks it), and the answer is the last
-// pass, never an earlier one.
+// and broken again (whose first pass lacks it), and the answer, read by
+// the passes (the fallback for a process that refuses the pull of
+// Quirks.UnadvertisedPull), is the last pass, never an earlier one.
 func TestPublishPassesReal(t *testing.T) {
 	peers.Require(t, "astro-ls")
 	const typeErr = "Type 'string' is not assignable to type 'number'."
@@ -30,6 +31,9 @@ func TestPublishPassesReal(t *testing.T) {
 	if passes < 2 {
 		t.Fatalf("astro-ls's entry says PublishesInPasses %d", passes)
 	}
+	// The passes are the fallback for a process that refuses the pull:
+	// read by them alone here.
+	cfg.Quirks.UnadvertisedPull = false
 	m, err := NewManager(Options{Roots: []string{root}, Env: peers.Env(), Servers: []ServerConfig{cfg}, DataDir: t.TempDir(),
 		Timeouts: Timeouts{Initialize: Duration(3 * time.Minute), Request: Duration(3 * time.Minute)}})
 	if err != nil {

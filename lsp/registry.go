@@ -139,8 +139,19 @@ type Quirks struct {
 	// empty, or still carrying the last version's type errors) and then
 	// the type check, with nothing else to say when they are done. A
 	// version's diagnostics are fresh at its last pass, however late;
-	// before it they are stale, never "no problems".
+	// before it they are stale, never "no problems". The count is not
+	// airtight (a re-check of the same version adds passes), so a server
+	// that answers pull (UnadvertisedPull) is read by its pushes only
+	// when it refuses the pull.
 	PublishesInPasses int `json:"publishesInPasses,omitempty"`
+	// UnadvertisedPull says the server answers textDocument/diagnostic
+	// with a document's complete diagnostics although its capabilities
+	// offer no diagnosticProvider (astro-ls: Volar registers the handler
+	// whenever a plugin checks, but offers it only without
+	// inter-file dependencies). Its diagnostics are pulled, an answer on
+	// the current version with no pass to count; a process that answers
+	// the pull with an error is read by its pushes from then on.
+	UnadvertisedPull bool `json:"unadvertisedPull,omitempty"`
 }
 
 // LoadSignals are what a server can be seen doing while it loads its
@@ -336,7 +347,7 @@ func MergeServers(base, overrides []ServerConfig) ([]ServerConfig, error) {
 		if o.Install != (Install{}) {
 			s.Install = o.Install
 		}
-		if o.Quirks.ObjectSettings || o.Quirks.NotificationRequests != nil || o.Quirks.PublishesInPasses != 0 {
+		if o.Quirks.ObjectSettings || o.Quirks.NotificationRequests != nil || o.Quirks.PublishesInPasses != 0 || o.Quirks.UnadvertisedPull {
 			s.Quirks = o.Quirks
 		}
 		if o.VersionArgs != nil {

@@ -212,9 +212,10 @@ func DefaultServers() []ServerConfig {
 			Extensions:  []string{"astro"},
 			RootMarkers: []string{"astro.config.mjs", "astro.config.ts", "astro.config.js", "package.json", ".git"},
 			// It publishes each version's diagnostics twice (Volar's
-			// syntax pass, then the type check) and refuses initialize
-			// without the TypeScript to load.
-			Quirks:                Quirks{PublishesInPasses: 2},
+			// syntax pass, then the type check) with no end signal, but
+			// answers a pull with the complete list; it refuses
+			// initialize without the TypeScript to load.
+			Quirks:                Quirks{UnadvertisedPull: true, PublishesInPasses: 2},
 			InitializationOptions: json.RawMessage(`{"typescript":{"tsdk":"` + TypeScriptLibVar + `"}}`),
 			Install:               everywhere("npm install -g @astrojs/language-server@2.17.1 typescript@5.9.3"),
 		},

@@ -99,7 +99,7 @@ func (s *Server) answer(ctx context.Context, wg *sync.WaitGroup, m wireMsg) (res
 // pulls reports whether textDocument/diagnostic is offered; s.mu held.
 func (s *Server) pulls() bool {
 	switch s.script.Diagnostics {
-	case DiagPull, DiagBoth:
+	case DiagPull, DiagBoth, DiagUnadvertised:
 		return true
 	case DiagDynamic:
 		return s.pullOK

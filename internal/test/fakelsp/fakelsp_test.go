@@ -396,6 +396,8 @@ func TestPublishModes(t *testing.T) {
 		{"stale", Script{Publish: PublishStale}, []pub{{1, 0}, {1, 0}}},
 		{"double", Script{DoublePublish: true}, []pub{{1, 0}, {1, 0}, {2, 0}, {2, 1}}},
 		{"double, second pass late", Script{DoublePublish: true, PassDelay: Duration(time.Second)}, []pub{{1, 0}, {1, 0}, {2, 0}, {2, 1}}},
+		{"double, extra first pass", Script{DoublePublish: true, ExtraPass: true}, []pub{{1, 0}, {1, 0}, {1, 0}, {2, 0}, {2, 0}, {2, 1}}},
+		{"unadvertised pull", Script{Diagnostics: DiagUnadvertised}, []pub{{1, 0}, {2, 1}}},
 		{"delayed", Script{PublishDelay: Duration(time.Second)}, []pub{{1, 0}, {2, 1}}},
 		{"both", Script{Diagnostics: DiagBoth}, []pub{{1, 0}, {2, 1}}},
 	} {

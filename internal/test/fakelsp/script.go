@@ -43,6 +43,12 @@ type Script struct {
 	// check after its syntax pass, late under load.
 	PassDelay Duration `json:"passDelay,omitempty"`
 
+	// ExtraPass, with DoublePublish, sends the empty first pass twice, as
+	// a Volar server does when a re-check (after a settings push or a
+	// tsconfig change) starts over a check whose first pass was out: a
+	// client counting passes takes the second empty one for the last.
+	ExtraPass bool `json:"extraPass,omitempty"`
+
 	// Methods holds per-method behaviours, keyed by LSP method name
 	// ("initialize", "shutdown", "textDocument/hover", ...).
 	Methods map[string]Behavior `json:"methods,omitempty"`
@@ -108,6 +114,9 @@ const (
 	// client answered the registration (and any ClientRequests), so a
 	// client that got an answer has seen it.
 	DiagDynamic DiagnosticsMode = "dynamic"
+	// DiagUnadvertised pushes and answers textDocument/diagnostic without
+	// offering it (no diagnosticProvider), as astro-ls does.
+	DiagUnadvertised DiagnosticsMode = "unadvertised"
 	// DiagNone offers no diagnostics at all.
 	DiagNone DiagnosticsMode = "none"
 )

@@ -524,7 +524,7 @@ func (s *Server) publish(uri string, version int, diags []wire.Diagnostic) error
 
 func (s *Server) pushes() bool {
 	d := s.script.Diagnostics
-	return d == "" || d == DiagPush || d == DiagBoth
+	return d == "" || d == DiagPush || d == DiagBoth || d == DiagUnadvertised
 }
 
 // schedulePush publishes diagnostics for one state of a document, after
@@ -549,6 +549,11 @@ func (s *Server) schedulePush(ctx context.Context, wg *sync.WaitGroup, uri strin
 		}
 		if err := s.publish(uri, version, nil); err != nil {
 			return err
+		}
+		if s.script.ExtraPass {
+			if err := s.publish(uri, version, nil); err != nil {
+				return err
+			}
 		}
 		if s.script.PassDelay <= 0 {
 			return s.publish(uri, version, diags)
