@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // cached type check on a settings push, so the re-check's first publish,
 // a third of the version, lacks the type error. Counting passes
 // (PublishesInPasses) took that one for the answer, "no problems" on a
-// broken file; the pull is the server's word on the version.
+// broken file; the pull is the server's word on the version, in a check
+// too.
 func TestUnadvertisedPullReal(t *testing.T) {
 	peers.Require(t, "astro-ls")
 	const typeErr = "Type 'string' is not assignable to type 'number'."
@@ -66,4 +68,16 @@ func TestUnadvertisedPullReal(t *testing.T) {
 		}
 	}
 	ask("after the re-check's first pass")
+	// A check takes the same path: the fixed text pulled, without the
+	// type error, the disk's with it.
+	cr, err := m.Check(t.Context(), file, strings.Replace(broken, "count: number", "count: string", 1), DiagnosticsOptions{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, a := cr.Before, cr.After; b.Verdict != Fresh || a.Verdict != Fresh ||
+		!slices.Contains(messages(t, b.Diagnostics), typeErr) || slices.Contains(messages(t, a.Diagnostics), typeErr) {
+		t.Fatalf("check: before %s %s (%s), after %s %s (%s); want both fresh, the type error only before",
+			b.Verdict, b.Diagnostics, b.Detail, a.Verdict, a.Diagnostics, a.Detail)
+	}
+	ask("after the check")
 }
