@@ -369,7 +369,24 @@ func (s *server) pull(ctx context.Context, p *proc, d document, settle time.Dura
 	if ctx.Err() != nil {
 		// No time to ask (a caller that does not wait): a request now
 		// could only time out, so answer from what the server said before.
-		return s.pulled(p, d, ids, fd)
+		pulled := s.pulled(p, d, ids, fd)
+		if pulled.Verdict == Fresh || len(p.advertisedPulls()) > 0 {
+			return pulled
+		}
+		// Pulled without offering it (Quirks.UnadvertisedPull), it
+		// pushes too: what it pushed for the version is more than
+		// nothing, but never fresh, as only a pull says a version's
+		// check is done.
+		pushed := s.waitPush(ctx, p, d, settle, fd)
+		switch {
+		case pushed.Verdict == Fresh:
+			pushed.Verdict = Stale
+			pushed.Detail = fmt.Sprintf("%s pushed these for version %d; there was no time to pull the list that says its check is done: not known to be complete", s.cfg.Name, pushed.Version)
+			return pushed
+		case pulled.Verdict == Stale:
+			return pulled
+		}
+		return pushed
 	}
 	var all []json.RawMessage
 	for _, id := range ids {
@@ -593,7 +610,7 @@ func (s *server) waitPush(ctx context.Context, p *proc, d document, settle time.
 	for {
 		// Servers such as pyright register pull diagnostics only after
 		// initialized, and then never push: switch over when they do.
-		if ids, ok := p.pullSupported(); ok {
+		if ids := p.advertisedPulls(); len(ids) > 0 {
 			return s.pull(ctx, p, d, settle, ids, fd)
 		}
 		e, ok, changed, closed := p.diags.get(d.uri)

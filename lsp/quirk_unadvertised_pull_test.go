@@ -3,6 +3,7 @@ package lsp
 import (
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -67,4 +68,39 @@ func TestQuirkUnadvertisedPull(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestQuirkUnadvertisedPullNoWait: a caller that does not wait cannot
+// pull; from a server pulled without offering it, which pushes too, it
+// gets what the server pushed for the version, never fresh (the passes
+// may not be its last word), rather than nothing.
+func TestQuirkUnadvertisedPullNoWait(t *testing.T) {
+	i := slices.IndexFunc(DefaultServers(), func(s ServerConfig) bool { return s.Name == "astro-ls" })
+	astro := DefaultServers()[i].Quirks
+	synctest.Test(t, func(t *testing.T) {
+		e := newMemEnv(t, fakelsp.Script{Diagnostics: fakelsp.DiagUnadvertised, DoublePublish: true}, func(o *Options) { o.Servers[0].Quirks = astro })
+		if err := os.WriteFile(e.file, []byte("package fake\nvar a = ERROR\nvar b = ERROR\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.m.Prewarm(t.Context(), e.file); err != nil {
+			t.Fatal(err)
+		}
+		var fd FileDiagnostics
+		for range 2 { // the first opens the file, the second reads its passes
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{Timeout: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd = rep.Files[0]
+			synctest.Wait()
+		}
+		if fd.Verdict != Stale || len(messages(t, fd.Diagnostics)) != 2 || !strings.Contains(fd.Detail, "pushed") {
+			t.Fatalf("%s v%d %s (%s); want stale with the 2 pushed diagnostics", fd.Verdict, fd.Version, fd.Diagnostics, fd.Detail)
+		}
+		for _, m := range e.servers[0].Received() {
+			if m.Method == "textDocument/diagnostic" {
+				t.Errorf("pulled without time to: %s", m.Params)
+			}
+		}
+	})
 }
