@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/acp-lsp/acp-lsp/internal/sessionsetup"
 )
 
 // Endpoint is one end of a chain: the client side or the agent side.
@@ -549,7 +551,9 @@ func (c *Chain) allocID() json.RawMessage {
 }
 
 // trace writes one trace line; the message is embedded, not re-encoded,
-// with the secrets registered by Hop.Redact blotted out.
+// with the secrets registered by Hop.Redact blotted out, and those of a
+// session setup request's MCP servers (redactSetup), whoever put them
+// there. Only the trace's copy changes: m goes on as it came.
 func (c *Chain) trace(n *node, d direction, m *Message) {
 	if c.traceW == nil {
 		return
@@ -565,7 +569,11 @@ func (c *Chain) trace(n *node, d direction, m *Message) {
 	b = append(b, `,"dir":"`...)
 	b = append(b, d.String()...)
 	b = append(b, `","msg":`...)
-	b = appendRedacted(b, m.Raw, c.secrets)
+	raw := m.Raw
+	if m.Kind == KindRequest && sessionsetup.Is(m.Method) {
+		raw = redactSetup(raw)
+	}
+	b = appendRedacted(b, raw, c.secrets)
 	b = append(b, "}\n"...)
 	c.traceW.Write(b)
 	if cap(b) < 1<<20 {

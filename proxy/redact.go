@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -57,5 +58,160 @@ func appendRedacted(dst, src []byte, secrets []*redaction) []byte {
 		}
 		dst = append(append(dst, src[:at]...), redactedMark...)
 		src = src[at+n:]
+	}
+}
+
+// secretWords are what a header or environment variable of an MCP server
+// is called when its value is a credential: a name holding one of them
+// (case aside) is secret. Over-matching (KEYBOARD_LAYOUT) costs a
+// [redacted] in a debugging file; under-matching leaks a credential.
+var secretWords = []string{"auth", "token", "secret", "key", "pass", "cookie", "credential"}
+
+// secretName reports whether a header or environment variable named name
+// holds a credential (secretWords): Authorization, Proxy-Authorization,
+// X-Api-Key, GITHUB_TOKEN, DB_PASSWORD and the like.
+func secretName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactSetup returns raw, the valid JSON of a session setup request
+// (sessionsetup), with the value of every secret-named (secretName) header
+// and environment variable of its params.mcpServers entries replaced by
+// "[redacted]", every other byte as it was; raw itself when there is none.
+// It goes by shape, not by value: an MCP server's credential is hidden
+// whoever put it there (the editor, acp-lsp, another proxy of the chain),
+// the other values stay readable. headers and env are taken as ACP writes
+// them, arrays of {name, value}, and as objects of name: value too. Keys
+// are matched as a case-insensitive decoder (Go's) reads them, and every
+// duplicate counts: a pair with a secret name among its names loses every
+// value it has.
+func redactSetup(raw []byte) []byte {
+	var cuts [][2]int // value spans to replace, ascending, disjoint
+	for _, p := range objectsAt(raw, skipWS(raw, 0), "params") {
+		for _, list := range valuesAt(raw, p, "mcpServers") {
+			for _, e := range arrayElems(raw, list) {
+				if raw[e] != '{' {
+					continue
+				}
+				for _, field := range valuesAt(raw, e, "headers", "env") {
+					cuts = appendSecretCuts(cuts, raw, field)
+				}
+			}
+		}
+	}
+	if len(cuts) == 0 {
+		return raw
+	}
+	out := make([]byte, 0, len(raw)+len(cuts)*len(redactedMark))
+	at := 0
+	for _, c := range cuts {
+		out = append(out, raw[at:c[0]]...)
+		out = append(out, `"`+redactedMark+`"`...)
+		at = c[1]
+	}
+	return append(out, raw[at:]...)
+}
+
+// appendSecretCuts appends to cuts the spans of the secret values of the
+// headers or env value starting at raw[at]: an array of {name, value} or
+// an object of name: value.
+func appendSecretCuts(cuts [][2]int, raw []byte, at int) [][2]int {
+	switch raw[at] {
+	case '{':
+		ms, _, err := objectMembers(raw, at)
+		if err != nil {
+			return cuts
+		}
+		for _, m := range ms {
+			if secretName(m.key) {
+				cuts = append(cuts, [2]int{m.valS, m.valE})
+			}
+		}
+	case '[':
+		for _, e := range arrayElems(raw, at) {
+			if raw[e] != '{' {
+				continue
+			}
+			ms, _, err := objectMembers(raw, e)
+			if err != nil {
+				continue
+			}
+			secret := false
+			for _, m := range ms {
+				if strings.EqualFold(m.key, "name") && raw[m.valS] == '"' {
+					n, err := unquote(raw[m.valS:m.valE])
+					secret = secret || err == nil && secretName(n)
+				}
+			}
+			for _, m := range ms {
+				if secret && strings.EqualFold(m.key, "value") {
+					cuts = append(cuts, [2]int{m.valS, m.valE})
+				}
+			}
+		}
+	}
+	return cuts
+}
+
+// valuesAt returns where the values of the object at raw[at] under any of
+// keys (case aside, duplicates included) start, in order.
+func valuesAt(raw []byte, at int, keys ...string) []int {
+	if at >= len(raw) || raw[at] != '{' {
+		return nil
+	}
+	ms, _, err := objectMembers(raw, at)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, m := range ms {
+		for _, k := range keys {
+			if strings.EqualFold(m.key, k) {
+				out = append(out, m.valS)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// objectsAt is valuesAt for the values that are objects.
+func objectsAt(raw []byte, at int, key string) []int {
+	return slices.DeleteFunc(valuesAt(raw, at, key), func(i int) bool { return raw[i] != '{' })
+}
+
+// arrayElems returns where the elements of the array at raw[at] start;
+// none when it is not one.
+func arrayElems(raw []byte, at int) []int {
+	s := scanner{b: raw, i: at}
+	if !s.eat('[') {
+		return nil
+	}
+	s.ws()
+	if s.eat(']') {
+		return nil
+	}
+	var out []int
+	for {
+		s.ws()
+		vs := s.i
+		if s.value(0) != nil {
+			return nil
+		}
+		out = append(out, vs)
+		s.ws()
+		if s.eat(',') {
+			continue
+		}
+		if s.eat(']') {
+			return out
+		}
+		return nil
 	}
 }
