@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -35,7 +36,7 @@ const maxWordDiff = 20000
 // however many lines it touches) is compared line by line.
 func newEditMap(before, after string, reps replacements) *editMap {
 	m := &editMap{before: position.NewDocumentString(before), after: position.NewDocumentString(after)}
-	la, lb := splitKeep(before, '\n'), splitKeep(after, '\n')
+	la, lb := slices.Collect(strings.Lines(before)), slices.Collect(strings.Lines(after))
 	offA, offB := prefixLens(la), prefixLens(lb)
 	for _, h := range edit.Hunks(la, lb) {
 		if h.NA == h.NB {
@@ -255,21 +256,6 @@ func runeClass(r rune) int {
 func isWord(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
 	return runeClass(r) == 1
-}
-
-// splitKeep splits s after every sep, keeping it.
-func splitKeep(s string, sep byte) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexByte(s, sep)
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
-	}
-	return out
 }
 
 // prefixLens returns the offset of every element of parts in their
