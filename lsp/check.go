@@ -271,16 +271,11 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 	}
 	for _, i := range order {
 		c := cs[i]
-		uj, _ := encode(c.d.uri)
-		tj, _ := encode(texts[i])
-		params := fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, c.at.version, tj)
-		method := "textDocument/didChange"
+		method, params := "textDocument/didChange", didChangeParams(c.d.uri, c.at.version, texts[i])
 		if c.doc == nil {
-			lid, _ := encode(s.cfg.LanguageID(c.d.path))
-			params = fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":%d,"text":%s}}`, uj, lid, c.at.version, tj)
-			method = "textDocument/didOpen"
+			method, params = "textDocument/didOpen", didOpenParams(c.d.uri, s.cfg.LanguageID(c.d.path), c.at.version, texts[i])
 		}
-		if err := p.notify(method, json.RawMessage(params)); err != nil {
+		if err := p.notify(method, params); err != nil {
 			fds[i] = FileDiagnostics{Path: c.d.path, URI: c.d.uri, Server: s.cfg.Name, Verdict: Failed, Diagnostics: json.RawMessage("[]"), Detail: "check: " + err.Error()}
 			continue
 		}
@@ -361,16 +356,14 @@ func (p *proc) checkTexts(ctx context.Context, s *server, ds []document, texts [
 		if c == nil || !c.sent && c.doc == nil {
 			continue
 		}
-		uj, _ := encode(c.d.uri)
 		if c.doc == nil {
-			if err := p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`)); err != nil {
+			if err := p.notify("textDocument/didClose", didCloseParams(c.d.uri)); err != nil {
 				s.recycle(p, fmt.Errorf("check: closing a file the edit creates: %w", err))
 				break
 			}
 			continue
 		}
-		dj, _ := encode(c.diskText.Text())
-		if err := p.notify("textDocument/didChange", json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, back[i], dj))); err != nil {
+		if err := p.notify("textDocument/didChange", didChangeParams(c.d.uri, back[i], c.diskText.Text())); err != nil {
 			// The server holds the checked text: it must not answer on it.
 			s.recycle(p, fmt.Errorf("check: restoring the disk's content: %w", err))
 			break

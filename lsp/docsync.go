@@ -289,15 +289,12 @@ func (p *proc) syncLocked(path string) (document, error) {
 	seq := p.diags.current()
 	var method string
 	var params json.RawMessage
-	tj, _ := encode(text)
 	if d == nil {
 		d = &document{path: path, dir: filepath.Dir(path), uri: edit.URIFromPath(path), version: max(p.closedVersions[path], p.closedFloor) + 1}
 		delete(p.closedVersions, path)
 		p.docs[path] = d
 		method = "textDocument/didOpen"
-		lid, _ := encode(p.srv.cfg.LanguageID(path))
-		uj, _ := encode(d.uri)
-		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":%d,"text":%s}}`, uj, lid, d.version, tj))
+		params = didOpenParams(d.uri, p.srv.cfg.LanguageID(path), d.version, text)
 	} else {
 		if d.hash != sum {
 			// A new text (not the same one sent again) may change what
@@ -307,8 +304,7 @@ func (p *proc) syncLocked(path string) (document, error) {
 		}
 		d.version++
 		method = "textDocument/didChange"
-		uj, _ := encode(d.uri)
-		params = json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, d.version, tj))
+		params = didChangeParams(d.uri, d.version, text)
 	}
 	d.hash, d.size, d.mtime, d.lastUsed, d.statStale = sum, fi.Size(), fi.ModTime(), now, statStale
 	d.text = position.NewDocumentString(text)
@@ -321,8 +317,7 @@ func (p *proc) syncLocked(path string) (document, error) {
 		return document{}, fmt.Errorf("sync %s: %w", path, err)
 	}
 	for _, e := range evict {
-		uj, _ := encode(e)
-		_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+		_ = p.notify("textDocument/didClose", didCloseParams(e))
 	}
 	return snap, nil
 }
@@ -496,8 +491,7 @@ func (p *proc) closeIdle(keep string, now time.Time) {
 	p.mu.Unlock()
 	sort.Strings(uris)
 	for _, u := range uris {
-		uj, _ := encode(u)
-		_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+		_ = p.notify("textDocument/didClose", didCloseParams(u))
 	}
 }
 
@@ -542,8 +536,7 @@ func (p *proc) closeDocLocked(path string) {
 		return
 	}
 	p.diags.forget(d.uri)
-	uj, _ := encode(d.uri)
-	_ = p.notify("textDocument/didClose", json.RawMessage(`{"textDocument":{"uri":`+string(uj)+`}}`))
+	_ = p.notify("textDocument/didClose", didCloseParams(d.uri))
 }
 
 // closedVersionsMax bounds proc.closedVersions.
@@ -663,4 +656,27 @@ func renameParams(oldPath, newPath string) (json.RawMessage, error) {
 	return encode(struct {
 		Files []file `json:"files"`
 	}{[]file{{edit.URIFromPath(oldPath), edit.URIFromPath(newPath)}}})
+}
+
+// didOpenParams are textDocument/didOpen's params: the document's whole
+// text at version.
+func didOpenParams(uri, languageID string, version int32, text string) json.RawMessage {
+	uj, _ := encode(uri)
+	lid, _ := encode(languageID)
+	tj, _ := encode(text)
+	return json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"languageId":%s,"version":%d,"text":%s}}`, uj, lid, version, tj))
+}
+
+// didChangeParams are textDocument/didChange's params: the whole new
+// text at version (full sync, the one kind acp-lsp sends).
+func didChangeParams(uri string, version int32, text string) json.RawMessage {
+	uj, _ := encode(uri)
+	tj, _ := encode(text)
+	return json.RawMessage(fmt.Sprintf(`{"textDocument":{"uri":%s,"version":%d},"contentChanges":[{"text":%s}]}`, uj, version, tj))
+}
+
+// didCloseParams are textDocument/didClose's params.
+func didCloseParams(uri string) json.RawMessage {
+	uj, _ := encode(uri)
+	return json.RawMessage(`{"textDocument":{"uri":` + string(uj) + `}}`)
 }
