@@ -47,19 +47,9 @@ func TestRealCheckCreateGopls(t *testing.T) {
 			defer cancel()
 			events, unsub := m.Subscribe(1024)
 			defer unsub()
-			files := map[string]string{}
-			for name, text := range tc.edit {
-				files[filepath.Join(root, name)] = text
-			}
-			rep, err := m.CheckEdit(ctx, files, DiagnosticsOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := checkEditFresh(ctx, t, m, root, tc.edit)
 			var added, removed []string
 			for _, r := range rep.Files {
-				if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
-					t.Fatalf("%s: verdicts before %s (%s), after %s (%s)", r.Before.Path, r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
-				}
 				added = append(added, messages(t, r.Added)...)
 				removed = append(removed, messages(t, r.Removed)...)
 			}
@@ -79,16 +69,7 @@ func TestRealCheckCreateGopls(t *testing.T) {
 					t.Errorf("disk after the check: %s is %q %v, want it absent (checked as %q)", name, b, err, text)
 				}
 			}
-			for drained := false; !drained; {
-				select {
-				case ev := <-events:
-					if slices.Contains(messages(t, ev.Diagnostics), typeErr) {
-						t.Errorf("a subscriber was told the checked content's error in %s: %s", ev.Path, ev.Diagnostics)
-					}
-				default:
-					drained = true
-				}
-			}
+			noSubscriberTold(t, events, typeErr)
 			after, err := m.Diagnostics(ctx, []string{filepath.Join(root, "a.go")}, DiagnosticsOptions{})
 			if err != nil {
 				t.Fatal(err)

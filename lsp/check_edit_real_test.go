@@ -49,23 +49,17 @@ func TestRealCheckEditGopls(t *testing.T) {
 			defer cancel()
 			events, unsub := m.Subscribe(1024)
 			defer unsub()
-			files := map[string]string{}
+			edit := map[string]string{}
 			for _, name := range tc.edited {
-				files[filepath.Join(root, name)] = renamed(name)
+				edit[name] = renamed(name)
 			}
-			rep, err := m.CheckEdit(ctx, files, DiagnosticsOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := checkEditFresh(ctx, t, m, root, edit)
 			if st := m.Servers(); len(st) != 1 || st[0].OpenDocuments != 0 {
 				t.Errorf("servers after the check: %+v, want gopls with no document left open", st)
 			}
 			got := map[string][]string{}
 			edited := 0
 			for _, r := range rep.Files {
-				if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
-					t.Fatalf("%s: verdicts before %s (%s), after %s (%s)", r.Before.Path, r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
-				}
 				if !r.Other {
 					edited++
 				}
@@ -92,19 +86,7 @@ func TestRealCheckEditGopls(t *testing.T) {
 					t.Errorf("disk after the check: %s is %q %v, want %q", name, b, err, content)
 				}
 			}
-			// Every publish is broadcast before it is stored, and the check
-			// waited for the stored ones: what a subscriber got is in the
-			// channel now.
-			for drained := false; !drained; {
-				select {
-				case ev := <-events:
-					if slices.Contains(messages(t, ev.Diagnostics), undefined) {
-						t.Errorf("a subscriber was told the checked content's error in %s: %s", ev.Path, ev.Diagnostics)
-					}
-				default:
-					drained = true
-				}
-			}
+			noSubscriberTold(t, events, undefined)
 			var paths []string
 			for name := range tree {
 				if strings.HasSuffix(name, ".go") {
@@ -121,5 +103,44 @@ func TestRealCheckEditGopls(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkEditFresh checks edit (new contents by path relative to root) on m
+// and fails the test unless every file's verdicts, before the edit and
+// with it, are fresh.
+func checkEditFresh(ctx context.Context, t *testing.T, m *Manager, root string, edit map[string]string) CheckEditReport {
+	t.Helper()
+	files := map[string]string{}
+	for name, text := range edit {
+		files[filepath.Join(root, name)] = text
+	}
+	rep, err := m.CheckEdit(ctx, files, DiagnosticsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Files {
+		if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
+			t.Fatalf("%s: verdicts before %s (%s), after %s (%s)", r.Before.Path, r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
+		}
+	}
+	return rep
+}
+
+// noSubscriberTold fails the test for every event in events holding the
+// message checked: a check's content reaches no subscriber. Every publish
+// is broadcast before it is stored, and the check waited for the stored
+// ones, so what a subscriber got is in the channel now.
+func noSubscriberTold(t *testing.T, events <-chan DiagnosticsEvent, checked string) {
+	t.Helper()
+	for {
+		select {
+		case ev := <-events:
+			if slices.Contains(messages(t, ev.Diagnostics), checked) {
+				t.Errorf("a subscriber was told the checked content's error in %s: %s", ev.Path, ev.Diagnostics)
+			}
+		default:
+			return
+		}
 	}
 }

@@ -43,19 +43,9 @@ func TestRealCheckRenameGopls(t *testing.T) {
 			defer m.Close(context.Background())
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			files := map[string]string{}
-			for name, text := range tc.edit {
-				files[filepath.Join(root, name)] = text
-			}
-			rep, err := m.CheckEdit(ctx, files, DiagnosticsOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			rep := checkEditFresh(ctx, t, m, root, tc.edit)
 			var added, removed []string
 			for _, r := range rep.Files {
-				if r.Before.Verdict != Fresh || r.After.Verdict != Fresh {
-					t.Fatalf("%s: verdicts before %s (%s), after %s (%s)", r.Before.Path, r.Before.Verdict, r.Before.Detail, r.After.Verdict, r.After.Detail)
-				}
 				if len(messages(t, r.Before.Diagnostics)) == 0 && !r.Other {
 					t.Errorf("%s had no error before the edit: %s", r.Before.Path, r.Before.Diagnostics)
 				}

@@ -8,13 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/adapter"
 	"github.com/acp-lsp/acp-lsp/internal/lspext"
 	"github.com/acp-lsp/acp-lsp/internal/test/peers"
-	"github.com/acp-lsp/acp-lsp/internal/test/stacktest"
 	"github.com/acp-lsp/acp-lsp/lsp"
 	"github.com/acp-lsp/acp-lsp/lsp/edit"
-	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
 // TestCheckEditThroughHost: `_lsp/check` of an edit of two files (a
@@ -51,17 +48,7 @@ func TestCheckEditThroughHost(t *testing.T) {
 	if _, err := other.Diagnostics(ctx, goFiles, lsp.DiagnosticsOptions{}); err != nil {
 		t.Fatalf("the other client's diagnostics before: %v", err)
 	}
-	a, err := adapter.New(adapter.Config{
-		LSP: lsp.Options{Env: peers.Env()},
-		Host: func(o lsp.Options) (adapter.LocalServers, error) {
-			return NewClient(o, Config{Dir: dir, Identity: id})
-		},
-	})
-	must(t, err)
-	t.Cleanup(func() { a.Close() })
-	chain := stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a}})
-	chain.Initialize(t, `{"fs":{"readTextFile":true}}`, `{"loadSession":true}`)
-	chain.NewSession(t, root)
+	chain := hostChain(t, dir, id, root)
 	var files []lspext.CheckFile
 	for _, name := range []string{"a.go", "b.go"} {
 		files = append(files, lspext.CheckFile{URI: edit.URIFromPath(filepath.Join(root, name)), Text: strings.ReplaceAll(tree[name], "Foo", "Bar")})
@@ -126,17 +113,7 @@ func TestCheckCreateThroughHost(t *testing.T) {
 	if _, err := other.Diagnostics(ctx, []string{filepath.Join(root, "a.go")}, lsp.DiagnosticsOptions{}); err != nil {
 		t.Fatalf("the other client's diagnostics before: %v", err)
 	}
-	a, err := adapter.New(adapter.Config{
-		LSP: lsp.Options{Env: peers.Env()},
-		Host: func(o lsp.Options) (adapter.LocalServers, error) {
-			return NewClient(o, Config{Dir: dir, Identity: id})
-		},
-	})
-	must(t, err)
-	t.Cleanup(func() { a.Close() })
-	chain := stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a}})
-	chain.Initialize(t, `{"fs":{"readTextFile":true}}`, `{"loadSession":true}`)
-	chain.NewSession(t, root)
+	chain := hostChain(t, dir, id, root)
 	created := filepath.Join(root, "new.go")
 	files := []lspext.CheckFile{{URI: edit.URIFromPath(created), Text: "package cr\n\nvar s string = F()\n"}}
 	raw, err := chain.Agent.Call(ctx, lspext.Check, lspext.CheckParams{Files: files})

@@ -42,17 +42,7 @@ func TestCheckThroughHost(t *testing.T) {
 	if rep, err := other.Diagnostics(ctx, []string{file}, lsp.DiagnosticsOptions{}); err != nil || rep.Files[0].Verdict != lsp.Fresh {
 		t.Fatalf("the other client's diagnostics before: %+v, %v", rep, err)
 	}
-	a, err := adapter.New(adapter.Config{
-		LSP: lsp.Options{Env: peers.Env()},
-		Host: func(o lsp.Options) (adapter.LocalServers, error) {
-			return NewClient(o, Config{Dir: dir, Identity: id})
-		},
-	})
-	must(t, err)
-	t.Cleanup(func() { a.Close() })
-	chain := stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a}})
-	chain.Initialize(t, `{"fs":{"readTextFile":true}}`, `{"loadSession":true}`)
-	chain.NewSession(t, root)
+	chain := hostChain(t, dir, id, root)
 	const broken = `var Answer int = "forty-two"`
 	text := strings.Replace(string(disk), "var Answer = 42", broken, 1)
 	raw, err := chain.Agent.Call(ctx, lspext.Check, lspext.CheckParams{URI: edit.URIFromPath(file), Text: text})
@@ -105,4 +95,23 @@ func TestCheckTimeoutThroughHost(t *testing.T) {
 	if rep.After.Verdict != lsp.Timeout || string(rep.Added) != "[]" {
 		t.Errorf("check with a silent server: after %s (%s), added %s; want a timeout and no delta", rep.After.Verdict, rep.After.Detail, rep.Added)
 	}
+}
+
+// hostChain runs an editor-side chain whose adapter's local servers are
+// those of the host in dir with identity id, initialized, with a session
+// on root.
+func hostChain(t *testing.T, dir, id, root string) *stacktest.Chain {
+	t.Helper()
+	a, err := adapter.New(adapter.Config{
+		LSP: lsp.Options{Env: peers.Env()},
+		Host: func(o lsp.Options) (adapter.LocalServers, error) {
+			return NewClient(o, Config{Dir: dir, Identity: id})
+		},
+	})
+	must(t, err)
+	t.Cleanup(func() { a.Close() })
+	chain := stacktest.Run(t, stacktest.Config{Stages: []proxy.Stage{a}})
+	chain.Initialize(t, `{"fs":{"readTextFile":true}}`, `{"loadSession":true}`)
+	chain.NewSession(t, root)
+	return chain
 }
