@@ -88,12 +88,17 @@ func pipePeer(c net.Conn, server bool) (*windows.SID, error) {
 }
 
 // admit refuses a client process of another user.
-func (h *host) admit(c net.Conn) error {
+func (h *host) admit(c net.Conn) error { return checkPeer(c, false) }
+
+// checkPeer refuses the process at the other end of the pipe c (its
+// server, the host, when server; else its client) unless it runs as
+// this process's user.
+func checkPeer(c net.Conn, server bool) error {
 	own, err := userSID()
 	if err != nil {
 		return err
 	}
-	peer, err := pipePeer(c, false)
+	peer, err := pipePeer(c, server)
 	if err != nil {
 		return err
 	}

@@ -203,7 +203,7 @@ func dial(ctx context.Context, socket string) (net.Conn, error) {
 			windows.FILE_FLAG_OVERLAPPED|windows.SECURITY_SQOS_PRESENT|windows.SECURITY_IDENTIFICATION, 0)
 		if err == nil {
 			c := &pipeConn{File: os.NewFile(uintptr(h), name), name: name}
-			if err := checkHost(c); err != nil {
+			if err := checkPeer(c, true); err != nil {
 				c.Close()
 				return nil, fmt.Errorf("dial %s: %w", name, err)
 			}
@@ -219,17 +219,4 @@ func dial(ctx context.Context, socket string) (net.Conn, error) {
 		// wait ends); then the open is tried again.
 		waitNamedPipe.Call(uintptr(unsafe.Pointer(name16)), uintptr(pipeWait/time.Millisecond))
 	}
-}
-
-// checkHost refuses a host of another user.
-func checkHost(c *pipeConn) error {
-	own, err := userSID()
-	if err != nil {
-		return err
-	}
-	peer, err := pipePeer(c, true)
-	if err != nil {
-		return err
-	}
-	return checkSID(peer, own)
 }
