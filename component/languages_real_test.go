@@ -2,6 +2,7 @@ package component
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,7 +26,10 @@ type languageCase struct {
 	server string // the registry entry's Name, the one server started
 	peer   string // the program scripts/setup.sh installs
 	dir    string // the sample under testdata/languages
-	steps  []languageStep
+	// initOptions, when set, replaces the registry entry's
+	// initializationOptions for this row.
+	initOptions string
+	steps       []languageStep
 }
 
 // languageStep is one tool call and what its text must hold. args' "line"
@@ -235,7 +239,14 @@ var languageCases = []languageCase{
 		step("symbols", "greet.cpp", []string{"greet.cpp:3:13 function greet"}),
 		step("rename", "greet.hpp", []string{"edit greet.cpp: 1 edit", "edit greet.hpp: 1 edit", "edit main.cpp: 1 edit"}, "line", "std::string greet", "symbol", "greet", "new_name", "welcome"),
 	}},
-	{lang: "c", server: "ccls", peer: "ccls", dir: "c-ccls", steps: []languageStep{
+	// One indexer thread: with two, Debian's ccls 0.20220729 aborts about
+	// one start in sixty here (Assertion `v >= 0' failed in
+	// applyIndexUpdate, ccls#197) as both index main.c at once, once for
+	// the project and once for didOpen. acp-lsp restarts it and asks
+	// again (TestFaultCrashMidRequest), but the restarted ccls answers a
+	// definition empty before it has indexed again, and reports no work
+	// by then: this row checks the answers, not ccls's race.
+	{lang: "c", server: "ccls", peer: "ccls", dir: "c-ccls", initOptions: `{"cache":{"directory":"` + lsp.DataDirVar + `"},"index":{"threads":1}}`, steps: []languageStep{
 		step("diagnostics", "main.c", []string{"main.c:6:10 in function main: error: use of undeclared identifier 'undefined_count' [ccls 2]", "ccls: fresh"}),
 		// The declaration in greet.h until ccls's background index has
 		// greet.c, the definition there after.
@@ -276,6 +287,9 @@ func TestRealLanguages(t *testing.T) {
 			}
 			cfg := lsp.DefaultServers()[i]
 			cfg.Priority = -1 // this row's server answers, not another of its language
+			if tc.initOptions != "" {
+				cfg.InitializationOptions = json.RawMessage(tc.initOptions)
+			}
 			m, err := lsp.NewManager(lsp.Options{Roots: []string{root}, Env: peers.Env(), Servers: []lsp.ServerConfig{cfg}, DataDir: t.TempDir(),
 				Timeouts: lsp.Timeouts{Initialize: lsp.Duration(3 * time.Minute), Request: lsp.Duration(3 * time.Minute)}})
 			if err != nil {

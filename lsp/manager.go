@@ -521,11 +521,25 @@ func (m *Manager) fileDiagnostics(ctx context.Context, path string, opts Diagnos
 }
 
 // syncedDiagnostics runs server s, brings abs up to date in it and
-// returns its diagnostics, within ctx.
+// returns its diagnostics, within ctx. A server that crashes during the
+// wait is restarted and waited for once more, within ctx, as a request
+// is (server.request).
 func (m *Manager) syncedDiagnostics(ctx context.Context, s *server, abs string, settle time.Duration, fd FileDiagnostics) FileDiagnostics {
+	got, p := m.syncedDiagnosticsOn(ctx, s, abs, settle, fd)
+	if got.Verdict != Failed || p == nil || !p.crashedUnder(ctx) {
+		return got
+	}
+	s.log.Warn("language server crashed while diagnostics were awaited; waiting for its restart", "server", s.cfg.Name, "detail", got.Detail)
+	got, _ = m.syncedDiagnosticsOn(ctx, s, abs, settle, fd)
+	return got
+}
+
+// syncedDiagnosticsOn is one attempt of syncedDiagnostics; it returns the
+// process it waited on (nil if none started).
+func (m *Manager) syncedDiagnosticsOn(ctx context.Context, s *server, abs string, settle time.Duration, fd FileDiagnostics) (FileDiagnostics, *proc) {
 	p, err := s.ensure(ctx)
 	if err != nil {
-		return startVerdict(fd, err)
+		return startVerdict(fd, err), nil
 	}
 	m.syncDiskQuiet()
 	p.viewMu.RLock()
@@ -533,9 +547,9 @@ func (m *Manager) syncedDiagnostics(ctx context.Context, s *server, abs string, 
 	d, err := p.syncFor(abs, useKeep)
 	if err != nil {
 		fd.Verdict, fd.Detail = Failed, err.Error()
-		return fd
+		return fd, p
 	}
-	return s.diagnostics(ctx, p, d, settle)
+	return s.diagnostics(ctx, p, d, settle), p
 }
 
 // FileChanged tells running servers that files changed on disk (created,

@@ -408,19 +408,12 @@ func (p *proc) wait(outR io.Closer) {
 			msg = fmt.Sprintf("server %s killed: %v", p.srv.cfg.Name, lost)
 		}
 		if tail := p.stderr.String(); tail != "" {
-			msg += "; stderr: " + lastLine(tail)
+			msg += "; stderr: " + tellingLine(tail)
 		}
 		p.log.Warn(msg)
 		p.srv.crashed(p, errors.New(msg))
 	}
 	close(p.done)
-}
-
-func lastLine(s string) string {
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
 }
 
 // kill ends the server and everything it started at once.
@@ -472,6 +465,13 @@ func (p *proc) disconnected() bool {
 	default:
 		return false
 	}
+}
+
+// crashedUnder reports whether the process ended or lost its connection
+// on its own (not stopped by acp-lsp: shut down, recycled) while ctx
+// still has time: what is asked of it may be asked of its restart.
+func (p *proc) crashedUnder(ctx context.Context) bool {
+	return ctx.Err() == nil && !p.closing.Load() && (p.exited() || p.disconnected())
 }
 
 // exited reports whether the process is gone.

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -42,38 +43,68 @@ func (e *faultEnv) wantGone(i int) {
 	}
 }
 
-// TestFaultCrashMidRequest: the server exits while a request is open. The
-// caller gets ErrServerExited at once; the next request runs on a
-// restarted server that was sent every document the dead one had open.
+// TestFaultCrashMidRequest: the server exits while a request is open. It
+// is restarted, sent every document the dead one had open, and asked
+// again within the request's deadline, so the caller gets its answer. A
+// server that crashes on the request again is not asked a third time:
+// ErrServerExited, saying the request may be what crashes it. A command
+// (workspace/executeCommand) is never asked twice: it may have done part
+// of its work.
 func TestFaultCrashMidRequest(t *testing.T) {
-	e := newFaultEnv(t, hoverFault(fakelsp.Behavior{Crash: true}), nil)
-	other := filepath.Join(e.root, "b.fk")
-	if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
-		t.Fatal(err)
-	}
-	_, err := e.hover()
-	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "textDocument/hover") {
-		t.Fatalf("hover on a crashing server: %v, want ErrServerExited naming the method", err)
-	}
-	e.setScript(fakelsp.Script{})
-	e.wantHover() // no wait for the reaper: this must not reach the dead process
-	st := e.status()
-	if st.State != StateRunning || st.Restarts != 1 || st.OpenDocuments != 2 {
-		t.Fatalf("status after restart %+v", st)
-	}
-	e.wantGone(0)
-	e.close()
-	opens := opensPerStart(e.messages())
-	if len(opens) != 2 {
-		t.Fatalf("%d processes, want 2", len(opens))
-	}
-	slices.Sort(opens[1])
-	if !slices.Equal(opens[1], []string{"a.fk", "b.fk"}) {
-		t.Fatalf("documents opened in the restarted server %v, want a.fk and b.fk", opens[1])
-	}
+	crash := fakelsp.Behavior{Crash: true}
+	t.Run("once", func(t *testing.T) {
+		e := newFaultEnv(t, hoverFault(crash), nil)
+		other := filepath.Join(e.root, "b.fk")
+		if err := os.WriteFile(other, []byte("func Bar() {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := documentSymbols(t.Context(), e.m, other); err != nil {
+			t.Fatal(err)
+		}
+		e.setScript(fakelsp.Script{}) // what the restarted process reads
+		raw, err := e.hover()
+		if err != nil || !strings.Contains(string(raw), fakelsp.HoverPrefix+"Foo") {
+			t.Fatalf("hover on a server that crashed on it once: %s %v, want the restarted server's answer", raw, err)
+		}
+		st := e.status()
+		if st.State != StateRunning || st.Restarts != 1 || st.OpenDocuments != 2 {
+			t.Fatalf("status after restart %+v", st)
+		}
+		e.wantGone(0)
+		e.close()
+		opens := opensPerStart(e.messages())
+		if len(opens) != 2 {
+			t.Fatalf("%d processes, want 2", len(opens))
+		}
+		slices.Sort(opens[1])
+		if !slices.Equal(opens[1], []string{"a.fk", "b.fk"}) {
+			t.Fatalf("documents opened in the restarted server %v, want a.fk and b.fk", opens[1])
+		}
+	})
+	t.Run("every time", func(t *testing.T) {
+		e := newFaultEnv(t, hoverFault(crash), nil)
+		_, err := e.hover()
+		if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "textDocument/hover") || !strings.Contains(err.Error(), "crashed on this request twice") {
+			t.Fatalf("hover on a server that always crashes on it: %v, want ErrServerExited naming the method and the two crashes", err)
+		}
+		if n := len(fakelsp.Starts(e.messages())); n != 2 {
+			t.Fatalf("%d processes started, want 2: asked once more, not again", n)
+		}
+		e.setScript(fakelsp.Script{})
+		e.wantHover()
+	})
+	t.Run("command", func(t *testing.T) {
+		e := newFaultEnv(t, fakelsp.Script{Methods: map[string]fakelsp.Behavior{"workspace/executeCommand": crash}}, nil)
+		e.prewarm()                   // the process reads the crashing script
+		e.setScript(fakelsp.Script{}) // a restart would answer
+		_, err := e.m.Request(t.Context(), e.file, "workspace/executeCommand", json.RawMessage(`{"command":"fake.do"}`))
+		if !errors.Is(err, ErrServerExited) || strings.Contains(err.Error(), "twice") {
+			t.Fatalf("command on a crashing server: %v, want ErrServerExited after one try", err)
+		}
+		if n := len(fakelsp.Starts(e.messages())); n != 1 {
+			t.Fatalf("%d processes started, want 1: a command is not asked again", n)
+		}
+	})
 }
 
 // TestFaultGarbageOutput: bytes that are not LSP on the server's stdout end
@@ -176,17 +207,18 @@ func TestFaultCrashLoop(t *testing.T) {
 	})
 	var skew atomic.Int64
 	e.m.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) } // set before any process runs
-	for i := range 3 {
-		if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
-			t.Fatalf("hover %d: %v, want ErrServerExited", i, err)
-		}
+	// Each hover is asked once more after a crash: two crashes, then the
+	// third, and the circuit opens as the second hover asks again.
+	if _, err := e.hover(); !errors.Is(err, ErrServerExited) {
+		t.Fatalf("hover 0: %v, want ErrServerExited", err)
 	}
 	_, err := e.hover()
 	if !errors.Is(err, ErrCircuitOpen) || !strings.Contains(err.Error(), "last: server fakelsp") {
 		t.Fatalf("hover after 3 crashes: %v, want ErrCircuitOpen naming the last crash", err)
 	}
 	st := e.status()
-	if st.State != StateBroken || !strings.Contains(st.LastError, "exited unexpectedly") {
+	// The crash's own line, not the stack dump's last frame.
+	if st.State != StateBroken || !strings.Contains(st.LastError, "exited unexpectedly") || !strings.Contains(st.LastError, "stderr: fakelsp: Assertion `scripted' failed") {
 		t.Fatalf("status with the circuit open %+v", st)
 	}
 	if n := len(fakelsp.Starts(e.messages())); n != 3 {
@@ -379,5 +411,40 @@ func TestFaultEmptyPushWhileLoading(t *testing.T) {
 	rep := <-done
 	if fd := rep.Files[0]; fd.Verdict != Fresh || len(messages(t, fd.Diagnostics)) != 1 {
 		t.Fatalf("diagnostics after loading %+v", fd)
+	}
+}
+
+// TestFaultCrashWhileDiagnosing: a server that crashes while diagnostics
+// are awaited is restarted and waited for once more within the wait, so
+// the verdict is its restart's fresh report; one that crashes again is
+// Failed.
+func TestFaultCrashWhileDiagnosing(t *testing.T) {
+	crashOnOpen := fakelsp.Script{Methods: map[string]fakelsp.Behavior{"textDocument/didOpen": {Crash: true}}}
+	for _, tc := range []struct {
+		name    string
+		then    fakelsp.Script // what a restarted process reads
+		verdict Verdict
+	}{
+		{"once", fakelsp.Script{}, Fresh},
+		{"every time", crashOnOpen, Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newFaultEnv(t, crashOnOpen, nil)
+			e.prewarm()
+			e.setScript(tc.then)
+			rep, err := e.m.Diagnostics(t.Context(), []string{e.file}, DiagnosticsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fd := rep.Files[0]
+			if fd.Verdict != tc.verdict {
+				t.Fatalf("diagnostics: %s (%s), want %s", fd.Verdict, fd.Detail, tc.verdict)
+			}
+			// Two at least; a restart that dies on the documents it is
+			// reopened with may be replaced within the same start.
+			if n := len(fakelsp.Starts(e.messages())); n < 2 {
+				t.Fatalf("%d processes started, want a restart", n)
+			}
+		})
 	}
 }

@@ -403,7 +403,7 @@ func (s *server) start(ctx context.Context, delay time.Duration, reopen []string
 		<-p.done
 		p.wg.Wait()
 		if tail := p.stderr.String(); tail != "" {
-			err = fmt.Errorf("%w; stderr: %s", err, lastLine(tail))
+			err = fmt.Errorf("%w; stderr: %s", err, tellingLine(tail))
 		}
 		return nil, err
 	}
@@ -741,15 +741,44 @@ func boundLoading(ctx context.Context, p *proc, began time.Time, wait time.Durat
 // request syncs path, converts positions (UTF-16 on the caller's side,
 // unless native: the server's own encoding) and runs method; it returns
 // the answer with the server's readiness when it arrived.
+//
+// A server that crashes while the request is open (it exits, or breaks
+// the protocol; not one acp-lsp stopped) is restarted and asked once
+// more within the same deadline: servers crash for reasons of their own
+// (ccls's concurrent indexers trip an assertion now and then), and the
+// caller should not pay for that with a failed answer. Only once, so a
+// request that is itself what crashes the server costs two crashes, and
+// the error then says so. workspace/executeCommand is never asked twice:
+// a command may have done part of its work before the crash.
 func (s *server) request(ctx context.Context, path, method string, params json.RawMessage, use docUse, native bool) (json.RawMessage, Readiness, error) {
 	began := time.Now()
 	s.begin()
 	defer s.end()
 	ctx, cancel := context.WithTimeoutCause(ctx, s.tm.Request.d(), errServerDeadline)
 	defer cancel()
+	raw, ready, p, err := s.requestOn(ctx, began, path, method, params, use, native)
+	if err == nil || p == nil || !p.crashedUnder(ctx) || method == "workspace/executeCommand" {
+		return raw, ready, err
+	}
+	s.log.Warn("language server crashed during a request; asking its restart", "server", s.cfg.Name, "method", method, "err", err)
+	first := err
+	raw, ready, p, err = s.requestOn(ctx, began, path, method, params, use, native)
+	switch {
+	case err == nil:
+	case p == nil:
+		err = fmt.Errorf("%w; not asked again: %w", first, err) // no restart: circuit open, or slow start
+	case p.crashedUnder(ctx):
+		err = fmt.Errorf("%w (it crashed on this request twice, the second time right after a restart: the request itself may be what crashes it)", err)
+	}
+	return raw, ready, err
+}
+
+// requestOn is one attempt of request: it starts the server if needed
+// and returns the process it asked (nil if none started).
+func (s *server) requestOn(ctx context.Context, began time.Time, path, method string, params json.RawMessage, use docUse, native bool) (json.RawMessage, Readiness, *proc, error) {
 	p, err := s.ensure(ctx)
 	if err != nil {
-		return nil, Readiness{Server: s.cfg.Name, State: ReadyStarting}, err
+		return nil, Readiness{Server: s.cfg.Name, State: ReadyStarting}, nil, err
 	}
 	if wait := s.tm.Loading.d(); wait > 0 {
 		var stop func()
@@ -768,12 +797,12 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 		// request and closed after.
 		raw, ready, err := s.callIn(ctx, p, document{uri: edit.URIFromPath(path)}, method, params, native)
 		if err == nil && !isEmptyResult(raw) {
-			return raw, ready, nil
+			return raw, ready, p, nil
 		}
 	}
 	d, err := p.syncFor(path, use)
 	if err != nil {
-		return nil, Readiness{}, err
+		return nil, Readiness{}, p, err
 	}
 	if use == usePeek {
 		defer p.unpeek(path)
@@ -781,7 +810,8 @@ func (s *server) request(ctx context.Context, path, method string, params json.R
 	if h := s.mgr.requestSynced; h != nil {
 		h(path)
 	}
-	return s.callIn(ctx, p, d, method, params, native)
+	raw, ready, err := s.callIn(ctx, p, d, method, params, native)
+	return raw, ready, p, err
 }
 
 // callIn is call with positions converted between UTF-16 and the

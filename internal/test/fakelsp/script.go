@@ -167,8 +167,9 @@ type Behavior struct {
 	// Result, when set, answers every request with this raw result
 	// instead of the computed one (a definition anywhere, say).
 	Result json.RawMessage `json:"result,omitempty"`
-	// Crash ends the server on receiving the request, without answering:
-	// the subprocess exits with status 2, the in-process server closes its
+	// Crash ends the server on receiving the request (or notification:
+	// the one fault a notification can carry), without answering: the
+	// subprocess exits with status 2, the in-process server closes its
 	// output.
 	Crash bool `json:"crash,omitempty"`
 	// Garbage writes Garbage bytes (raw, unframed) to the output instead of

@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -75,6 +76,10 @@ type Server struct {
 	ready           chan struct{} // closed when the client answered the registration and ClientRequests
 	endIndexing     chan struct{}
 	endIndexingOnce sync.Once
+	// window orders the indexing window's begin (beginLate, on a request's
+	// goroutine) and its end (afterInitialized): a real server never ends
+	// a window it has not begun, nor begins one after its end.
+	window sync.Mutex
 
 	wmu sync.Mutex
 	w   io.Writer
@@ -375,7 +380,7 @@ func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) err
 		case b.StopReading:
 			return errStopReading
 		case b.Crash:
-			return ErrCrashed
+			return fmt.Errorf("%w on %s", ErrCrashed, m.Method)
 		case b.Garbage != "":
 			s.writeRaw(b.Garbage)
 			return nil
@@ -610,6 +615,15 @@ type textDocumentItem struct {
 }
 
 func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
+	if b, ok := s.script.Methods[m.Method]; ok && b.Crash {
+		s.mu.Lock()
+		s.counts[m.Method]++
+		n := s.counts[m.Method]
+		s.mu.Unlock()
+		if b.Times == 0 || n <= b.Times {
+			return fmt.Errorf("%w on %s", ErrCrashed, m.Method)
+		}
+	}
 	switch m.Method {
 	case "exit":
 		if s.script.RefuseExit {
@@ -817,25 +831,8 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 	case <-ctx.Done():
 		return
 	}
-	s.mu.Lock()
-	s.indexing = false
-	type pending struct {
-		uri, text string
-		version   int
-	}
-	var open []pending
-	for _, d := range s.docs {
-		open = append(open, pending{d.uri, d.text, d.version})
-	}
-	s.mu.Unlock()
-	ix := s.script.Indexing
-	if ix.Then != "" && s.notify("$/progress", map[string]any{"token": s.indexToken() + "/then", "value": map[string]any{"kind": "begin", "title": ix.Then}}) != nil {
-		return
-	}
-	if !ix.Silent && s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}) != nil {
-		return
-	}
-	if ix.EndLog != "" && s.notify("window/logMessage", map[string]any{"type": 3, "message": ix.EndLog}) != nil {
+	open, err := s.endWindow()
+	if err != nil {
 		return
 	}
 	slices.SortFunc(open, func(a, b pending) int { return strings.Compare(a.uri, b.uri) })
@@ -846,6 +843,43 @@ func (s *Server) afterInitialized(ctx context.Context, registered, created chan 
 		}
 	}
 	wg.Wait()
+}
+
+// endWindow ends the indexing window: its end progress and log, per the
+// script; it returns the open documents to push diagnostics for.
+func (s *Server) endWindow() ([]pending, error) {
+	s.window.Lock()
+	defer s.window.Unlock()
+	s.mu.Lock()
+	s.indexing = false
+	var open []pending
+	for _, d := range s.docs {
+		open = append(open, pending{d.uri, d.text, d.version})
+	}
+	s.mu.Unlock()
+	ix := s.script.Indexing
+	if ix.Then != "" {
+		if err := s.notify("$/progress", map[string]any{"token": s.indexToken() + "/then", "value": map[string]any{"kind": "begin", "title": ix.Then}}); err != nil {
+			return nil, err
+		}
+	}
+	if !ix.Silent {
+		if err := s.notify("$/progress", map[string]any{"token": s.indexToken(), "value": map[string]any{"kind": "end", "message": "done"}}); err != nil {
+			return nil, err
+		}
+	}
+	if ix.EndLog != "" {
+		if err := s.notify("window/logMessage", map[string]any{"type": 3, "message": ix.EndLog}); err != nil {
+			return nil, err
+		}
+	}
+	return open, nil
+}
+
+// pending is an open document as the indexing window ends.
+type pending struct {
+	uri, text string
+	version   int
 }
 
 // begin sends the create request and, at once, the $/progress begin
@@ -863,6 +897,8 @@ func (s *Server) begin() (chan Message, error) {
 
 // beginLate sends Indexing.Late's begin after the first answer.
 func (s *Server) beginLate() error {
+	s.window.Lock()
+	defer s.window.Unlock()
 	s.mu.Lock()
 	begin := s.script.Indexing != nil && s.script.Indexing.Late && s.created && !s.begun && s.indexing
 	s.begun = s.begun || begin

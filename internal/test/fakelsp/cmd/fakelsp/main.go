@@ -6,7 +6,8 @@
 // The script is a fakelsp.Script in JSON. Every received message is appended
 // to the record file as one JSON line, after a first "start" line holding
 // the pid and process group. Exit status: 0 after shutdown and exit, 1 after
-// exit without shutdown, 2 on a scripted crash, 3 on any other error.
+// exit without shutdown, 2 on a scripted crash (after a crash report and a
+// stack dump on stderr), 3 on any other error.
 package main
 
 import (
@@ -97,6 +98,12 @@ func run(scriptPath, recordPath string) int {
 	case errors.Is(err, fakelsp.ErrExitWithoutShutdown):
 		return 1
 	case errors.Is(err, fakelsp.ErrCrashed):
+		// As a real server's crash reads: what failed, then a stack dump
+		// whose frames say nothing to a reader of the last line.
+		fmt.Fprintf(os.Stderr, "fakelsp: Assertion `scripted' failed: %v\n", err)
+		for i := range 3 {
+			fmt.Fprintf(os.Stderr, " #%d 0x%016x (fakelsp+0x%x)\n", i, 0x5589eac7d000+i*0x40, 0x1d000+i*0x40)
+		}
 		return 2
 	}
 	fmt.Fprintln(os.Stderr, err)
