@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -81,9 +83,13 @@ func secretName(name string) bool {
 }
 
 // redactSetup returns raw, the valid JSON of a session setup request
-// (sessionsetup), with the value of every secret-named (secretName) header
-// and environment variable of its params.mcpServers entries replaced by
-// "[redacted]", every other byte as it was; raw itself when there is none.
+// (sessionsetup), with the credentials of its params.mcpServers entries
+// replaced by "[redacted]", every other byte as it was; raw itself when
+// there is none. Credentials are the value of every secret-named
+// (secretName) header and environment variable, and in the url and the
+// args: a URL's user information and secret-named query parameters, an
+// argument's value after a secret-named flag ("--api-key=V", or
+// "--token V").
 // It goes by shape, not by value: an MCP server's credential is hidden
 // whoever put it there (the editor, acp-lsp, another proxy of the chain),
 // the other values stay readable. headers and env are taken as ACP writes
@@ -92,7 +98,7 @@ func secretName(name string) bool {
 // duplicate counts: a pair with a secret name among its names loses every
 // value it has.
 func redactSetup(raw []byte) []byte {
-	var cuts [][2]int // value spans to replace, ascending, disjoint
+	var cuts []cut
 	for _, p := range objectsAt(raw, skipWS(raw, 0), "params") {
 		for _, list := range valuesAt(raw, p, "mcpServers") {
 			for _, e := range arrayElems(raw, list) {
@@ -102,26 +108,143 @@ func redactSetup(raw []byte) []byte {
 				for _, field := range valuesAt(raw, e, "headers", "env") {
 					cuts = appendSecretCuts(cuts, raw, field)
 				}
+				for _, u := range valuesAt(raw, e, "url") {
+					cuts = appendStringCut(cuts, raw, u, redactURL)
+				}
+				for _, args := range valuesAt(raw, e, "args") {
+					cuts = appendArgCuts(cuts, raw, args)
+				}
 			}
 		}
 	}
 	if len(cuts) == 0 {
 		return raw
 	}
+	slices.SortFunc(cuts, func(a, b cut) int { return a.s - b.s })
 	out := make([]byte, 0, len(raw)+len(cuts)*len(redactedMark))
 	at := 0
 	for _, c := range cuts {
-		out = append(out, raw[at:c[0]]...)
-		out = append(out, `"`+redactedMark+`"`...)
-		at = c[1]
+		out = append(out, raw[at:c.s]...)
+		out = append(out, c.with...)
+		at = c.e
 	}
 	return append(out, raw[at:]...)
+}
+
+// cut is a value span of the setup request to write to the trace as
+// with, a JSON value. The cuts of one request are disjoint: each is a
+// whole value, and no two are the same value or one inside the other.
+type cut struct {
+	s, e int
+	with string
+}
+
+// redactedValue is a whole value hidden.
+const redactedValue = `"` + redactedMark + `"`
+
+// appendStringCut appends the cut that writes the string at raw[at] as
+// redact has it, when that changes it; any other value is left.
+func appendStringCut(cuts []cut, raw []byte, at int, redact func(string) string) []cut {
+	end, why := skipStr(raw, at)
+	if why != "" {
+		return cuts
+	}
+	v, err := unquote(raw[at:end])
+	if err != nil {
+		return cuts
+	}
+	if r := redact(v); r != v {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // a URL's & stays readable
+		_ = enc.Encode(r)
+		cuts = append(cuts, cut{at, end, strings.TrimSuffix(b.String(), "\n")})
+	}
+	return cuts
+}
+
+// appendArgCuts appends the cuts of an MCP server's args, the array at
+// raw[at]: "--api-key=V" keeps its flag, a value after a lone
+// secret-named flag ("--token", "V") goes whole, and a URL argument is
+// redacted as the url field is.
+func appendArgCuts(cuts []cut, raw []byte, at int) []cut {
+	afterFlag := false
+	for _, e := range arrayElems(raw, at) {
+		if raw[e] != '"' {
+			afterFlag = false
+			continue
+		}
+		end, _ := skipStr(raw, e)
+		v, err := unquote(raw[e:end])
+		if err != nil {
+			afterFlag = false
+			continue
+		}
+		flag := strings.HasPrefix(v, "-")
+		if afterFlag && !flag {
+			cuts = append(cuts, cut{e, end, redactedValue})
+			afterFlag = false
+			continue
+		}
+		name, _, hasValue := strings.Cut(strings.TrimLeft(v, "-"), "=")
+		afterFlag = flag && !hasValue && secretName(name)
+		cuts = appendStringCut(cuts, raw, e, func(v string) string {
+			if flag && hasValue && secretName(name) {
+				i := strings.IndexByte(v, '=')
+				return v[:i+1] + redactedMark
+			}
+			return redactURL(v)
+		})
+	}
+	return cuts
+}
+
+// redactURL returns u with its user information and the values of its
+// secret-named query parameters (secretName) redacted; u itself when it
+// is not an absolute URL or has none.
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/?#@ ") {
+		return u
+	}
+	out := scheme + "://"
+	authEnd := len(rest)
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		authEnd = i
+	}
+	if i := strings.LastIndexByte(rest[:authEnd], '@'); i >= 0 {
+		out += redactedMark + rest[i:authEnd] // user, or user:password: a token either way
+	} else {
+		out += rest[:authEnd]
+	}
+	rest = rest[authEnd:]
+	path, query, hasQuery := strings.Cut(rest, "?")
+	if !hasQuery {
+		return out + rest
+	}
+	query, frag, hasFrag := strings.Cut(query, "#")
+	params := strings.Split(query, "&")
+	for i, p := range params {
+		k, _, hasValue := strings.Cut(p, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && secretName(name) {
+			params[i] = k + "=" + redactedMark
+		}
+	}
+	out += path + "?" + strings.Join(params, "&")
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
 }
 
 // appendSecretCuts appends to cuts the spans of the secret values of the
 // headers or env value starting at raw[at]: an array of {name, value} or
 // an object of name: value.
-func appendSecretCuts(cuts [][2]int, raw []byte, at int) [][2]int {
+func appendSecretCuts(cuts []cut, raw []byte, at int) []cut {
 	switch raw[at] {
 	case '{':
 		ms, _, err := objectMembers(raw, at)
@@ -130,7 +253,7 @@ func appendSecretCuts(cuts [][2]int, raw []byte, at int) [][2]int {
 		}
 		for _, m := range ms {
 			if secretName(m.key) {
-				cuts = append(cuts, [2]int{m.valS, m.valE})
+				cuts = append(cuts, cut{m.valS, m.valE, redactedValue})
 			}
 		}
 	case '[':
@@ -151,7 +274,7 @@ func appendSecretCuts(cuts [][2]int, raw []byte, at int) [][2]int {
 			}
 			for _, m := range ms {
 				if secret && strings.EqualFold(m.key, "value") {
-					cuts = append(cuts, [2]int{m.valS, m.valE})
+					cuts = append(cuts, cut{m.valS, m.valE, redactedValue})
 				}
 			}
 		}

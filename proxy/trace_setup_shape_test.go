@@ -48,6 +48,18 @@ var redactShapeCases = []struct {
 		traced: `{"cwd":"/w","MCPServers":[{"Headers":[{"NAME":"x","Name":"\u0061uthorization","VALUE":"[redacted]","value":"[redacted]"}]}],"mcpServers":[{"env":[{"name":"TOKEN","value":"[redacted]"}]}]}`,
 	},
 	{
+		name:   "a URL's user information and secret-named query parameters",
+		method: "session/new",
+		params: `{"cwd":"/w","mcpServers":[{"type":"http","name":"h","url":"https://user:pw@mcp.example/x?api_key=K1&page=2&access%5Ftoken=T2&Key#frag","headers":[]},{"type":"sse","name":"s","url":"https://ghp_tok@e/mcp"},{"type":"http","name":"plain","url":"http://127.0.0.1:9/mcp?page=2"}]}`,
+		traced: `{"cwd":"/w","mcpServers":[{"type":"http","name":"h","url":"https://[redacted]@mcp.example/x?api_key=[redacted]&page=2&access%5Ftoken=[redacted]&Key#frag","headers":[]},{"type":"sse","name":"s","url":"https://[redacted]@e/mcp"},{"type":"http","name":"plain","url":"http://127.0.0.1:9/mcp?page=2"}]}`,
+	},
+	{
+		name:   "args: a flag's value, a value after a flag, a URL",
+		method: "session/new",
+		params: `{"cwd":"/w","mcpServers":[{"name":"a","command":"/a","args":["--stdio","--api-key=K","--token","T","--password","--verbose","--port","9","https://u:p@h/?x=1&secret=S","-k",7,"--auth"],"env":[]}]}`,
+		traced: `{"cwd":"/w","mcpServers":[{"name":"a","command":"/a","args":["--stdio","--api-key=[redacted]","--token","[redacted]","--password","--verbose","--port","9","https://[redacted]@h/?x=1&secret=[redacted]","-k",7,"--auth"],"env":[]}]}`,
+	},
+	{
 		name:   "odd shapes are left alone",
 		method: "session/new",
 		params: `{"cwd":"/w","mcpServers":[1,"s",null,{"headers":"Authorization"},{"env":[[],{"name":5,"value":"v"},{"value":"w"}]}]}`,
@@ -121,6 +133,9 @@ func FuzzRedactSetup(f *testing.F) {
 					for _, field := range append(under(e, "headers"), under(e, "env")...) {
 						checkRedacted(t, in, out, field)
 					}
+					for _, args := range under(e, "args") {
+						checkArgsRedacted(t, in, out, args)
+					}
 				}
 			}
 		}
@@ -166,6 +181,30 @@ func checkRedacted(t *testing.T, in string, out []byte, field any) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// checkArgsRedacted fails t when a decoded args array holds a
+// secret-named flag's value ("--token=V", or "--token", "V") other than
+// "[redacted]".
+func checkArgsRedacted(t *testing.T, in string, out []byte, args any) {
+	t.Helper()
+	list, _ := args.([]any)
+	for i, a := range list {
+		s, _ := a.(string)
+		if !strings.HasPrefix(s, "-") {
+			continue
+		}
+		name, val, hasValue := strings.Cut(strings.TrimLeft(s, "-"), "=")
+		if !secretName(name) {
+			continue
+		}
+		if hasValue && val != redactedMark {
+			t.Fatalf("argument %q survived in\n%s\nfrom\n%s", s, out, in)
+		}
+		if next, ok := list[min(i+1, len(list)-1)].(string); !hasValue && i+1 < len(list) && ok && !strings.HasPrefix(next, "-") && next != redactedMark {
+			t.Fatalf("the value %q after %q survived in\n%s\nfrom\n%s", next, s, out, in)
 		}
 	}
 }
