@@ -240,7 +240,7 @@ var languageCases = []languageCase{
 		step("rename", "greet.hpp", []string{"edit greet.cpp: 1 edit", "edit greet.hpp: 1 edit", "edit main.cpp: 1 edit"}, "line", "std::string greet", "symbol", "greet", "new_name", "welcome"),
 	}},
 	// One indexer thread: with two, Debian's ccls 0.20220729 aborts about
-	// one start in sixty here (Assertion `v >= 0' failed in
+	// one start in ninety here under load (Assertion `v >= 0' failed in
 	// applyIndexUpdate, ccls#197) as both index main.c at once, once for
 	// the project and once for didOpen. acp-lsp restarts it and asks
 	// again (TestFaultCrashMidRequest), but the restarted ccls answers a
