@@ -20,8 +20,9 @@ import (
 // never warned about, and an agent that connects lazily has the whole
 // bound after the prompt to do so.
 //
-// When the bound passes unopened, warn runs once (it logs, and returns the
-// line for the session). The line goes to the editor at the end of the
+// When the bound passes unopened, warn runs once (it returns the line for
+// the session and the logging of the warning, done after the line is
+// queued). The line goes to the editor at the end of the
 // turn in progress, just before the turn's answer, so it never splits the
 // agent's streamed message; with no turn in progress it goes at once.
 type connectWatch struct {
@@ -29,9 +30,10 @@ type connectWatch struct {
 	// bound is how long after the later of answer and first prompt the
 	// agent may take; negative: never warn.
 	bound time.Duration
-	// warn logs and returns the session's line; send writes a line to the
-	// editor. Both nil until the stage sets them (setActions).
-	warn func() string
+	// warn returns the session's line and the function that logs the
+	// warning, called once the line is queued or sent; send writes a line
+	// to the editor. Both nil until the stage sets them (setActions).
+	warn func() (line string, log func())
 	send func(string)
 	// immediate: there is nothing to wait for (no entry was injected), so
 	// the line is due with the first prompt.
@@ -55,7 +57,7 @@ func newConnectWatch(bound time.Duration) *connectWatch {
 
 // setActions sets what expiry does; immediate makes the line due at the
 // first prompt (no entry was injected, so no connection can come).
-func (w *connectWatch) setActions(warn func() string, send func(string), immediate bool) {
+func (w *connectWatch) setActions(warn func() (string, func()), send func(string), immediate bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.warn, w.send, w.immediate = warn, send, immediate
@@ -145,7 +147,9 @@ func (w *connectWatch) armLocked() bool {
 	return false
 }
 
-// expire warns, once, unless the agent opened the server meanwhile.
+// expire warns, once, unless the agent opened the server meanwhile. The
+// line is queued (or sent) before the warning is logged: whoever reacts
+// to the log by ending the turn gets the line with it.
 func (w *connectWatch) expire() {
 	w.mu.Lock()
 	if w.opened || w.done {
@@ -153,10 +157,7 @@ func (w *connectWatch) expire() {
 		return
 	}
 	w.done = true
-	warn := w.warn
-	w.mu.Unlock()
-	line := warn()
-	w.mu.Lock()
+	line, log := w.warn()
 	now := w.turns == 0
 	if !now {
 		w.queued = line
@@ -166,4 +167,5 @@ func (w *connectWatch) expire() {
 	if now {
 		send(line)
 	}
+	log()
 }

@@ -54,10 +54,10 @@ func TestConnectWatch(t *testing.T) {
 				warnAt := time.Duration(-1)
 				warns := 0
 				var lines []string
-				w.setActions(func() string {
+				w.setActions(func() (string, func()) {
 					warns++
 					warnAt = since()
-					return "line"
+					return "line", func() {}
 				}, func(line string) {
 					lines = append(lines, "now@"+since().String())
 				}, tc.immediate)
@@ -90,4 +90,27 @@ func TestConnectWatch(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestConnectWatchLineBeforeLog: the warning is logged only once its line
+// is queued, so a turn that ends after the log (the editor, or a test,
+// reacting to it) carries the line before its answer instead of getting
+// it after. TestUnopenedServerWarning failed this way under load: "turn 2
+// ended with … end_turn, want the line".
+func TestConnectWatchLineBeforeLog(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newConnectWatch(time.Second)
+		var atLog string
+		var sent []string
+		w.setActions(func() (string, func()) {
+			return "line", func() { atLog = w.turnEnded() }
+		}, func(line string) { sent = append(sent, line) }, false)
+		w.setupAnswered()
+		w.promptSent()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if atLog != "line" || len(sent) != 0 {
+			t.Fatalf("the turn ending as the warning is logged got %q, and %v was sent apart; want the line with the turn", atLog, sent)
+		}
+	})
 }

@@ -170,7 +170,7 @@ func (st *Stage) FromClient(ctx context.Context, hop *proxy.Hop, m *proxy.Messag
 		s.unredact = unredact
 		s.injected = transport
 		s.mu.Unlock()
-		s.watch.setActions(func() string { return st.unopened(s, agent, transport) },
+		s.watch.setActions(func() (string, func()) { return st.unopened(s, agent, transport) },
 			func(line string) { st.sendLine(s, line) }, transport == "")
 		if transport == "" {
 			st.c.log.Warn("lsp tool not injected: the agent advertises no MCP transport acp-lsp offers (ACP v2 capabilities.mcp.stdio or .http); new errors still reach its prompts. Try mcp.transport = \"stdio\" or \"http\" to offer one anyway",
@@ -317,22 +317,24 @@ func (st *Stage) FromAgent(ctx context.Context, hop *proxy.Hop, m *proxy.Message
 	hop.ToClient(m)
 }
 
-// unopened logs that the agent has not opened session s's MCP server
-// (transport "": none was offered, already logged) and returns the line
-// for the session.
-func (st *Stage) unopened(s *Session, agent AgentMCP, transport Transport) string {
+// unopened returns the line for session s whose agent has not opened its
+// MCP server, and the function that logs it (transport "": none was
+// offered, logged already, so it logs nothing).
+func (st *Stage) unopened(s *Session, agent AgentMCP, transport Transport) (string, func()) {
 	name := agent.agentName()
 	if transport == "" {
-		return "acp-lsp: " + name + " advertises no MCP transport acp-lsp can offer, so this session has no lsp tool; new errors are still added to prompts. See acp-lsp's log."
+		return "acp-lsp: " + name + " advertises no MCP transport acp-lsp can offer, so this session has no lsp tool; new errors are still added to prompts. See acp-lsp's log.", func() {}
 	}
 	other := TransportHTTP
 	if transport == TransportHTTP {
 		other = TransportStdio
 	}
-	st.c.log.Warn("the agent has not opened the lsp tool's MCP server: it may ignore session/new's mcpServers (several ACP agents do); the model cannot call the lsp tool, new errors are still added to prompts",
-		"agent", name, "transport", transport, "session", s.acpSessionID(), "after", st.c.cfg.ConnectWarning,
-		"try", fmt.Sprintf("check that the agent passes mcpServers to its MCP client; if it takes %s MCP servers set mcp.transport = %q; if it is only slow raise mcp.connect_warning", other, other))
-	return fmt.Sprintf("acp-lsp: %s has not opened the lsp tool (an MCP server over %s added to this session), so the model cannot call it; new errors are still added to prompts. See acp-lsp's log.", name, transport)
+	log := func() {
+		st.c.log.Warn("the agent has not opened the lsp tool's MCP server: it may ignore session/new's mcpServers (several ACP agents do); the model cannot call the lsp tool, new errors are still added to prompts",
+			"agent", name, "transport", transport, "session", s.acpSessionID(), "after", st.c.cfg.ConnectWarning,
+			"try", fmt.Sprintf("check that the agent passes mcpServers to its MCP client; if it takes %s MCP servers set mcp.transport = %q; if it is only slow raise mcp.connect_warning", other, other))
+	}
+	return fmt.Sprintf("acp-lsp: %s has not opened the lsp tool (an MCP server over %s added to this session), so the model cannot call it; new errors are still added to prompts. See acp-lsp's log.", name, transport), log
 }
 
 // sendLine writes line to the editor as the session's agent_message_chunk,

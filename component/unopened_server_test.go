@@ -25,10 +25,11 @@ type signalHandler struct {
 }
 
 func (h *signalHandler) Handle(ctx context.Context, r slog.Record) error {
+	err := h.Handler.Handle(ctx, r) // written before it is signalled
 	if strings.Contains(r.Message, h.match) {
 		h.hit <- r.Message
 	}
-	return h.Handler.Handle(ctx, r)
+	return err
 }
 
 // TestUnopenedServerWarning: a scripted agent that never opens the
