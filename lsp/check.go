@@ -165,6 +165,11 @@ func (m *Manager) checkOn(ctx context.Context, s *server, abs, texts []string, o
 	if len(ds) == 0 {
 		return nil
 	}
+	if len(p.advertisedPulls()) == 0 {
+		// The reports on other files that the disk's content brought
+		// are the check's "before": let them in first.
+		p.settled(bctx, settle)
+	}
 	// What the edit changed, for matching diagnostics across it: the
 	// disk's content (as the server has it) against the checked one.
 	reps := replacements{}
@@ -409,6 +414,32 @@ func (p *proc) holdReported(reported map[string]json.RawMessage, edited map[stri
 	for _, d := range p.docs {
 		if !edited[d.uri] {
 			p.held[d.uri] = d.version
+		}
+	}
+}
+
+// settled waits until settle has passed since the server's last publish
+// (at once when it has), ctx ends or the process is gone: a server that
+// diagnoses a package reports its other files a little after the one
+// asked about, and a check that began before those reports arrived would
+// take a file's first report, of the disk's content, for the edit's.
+func (p *proc) settled(ctx context.Context, settle time.Duration) {
+	for {
+		last, changed, closed := p.diags.lastPublish()
+		left := settle - time.Since(last)
+		if closed || last.IsZero() || left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+		case <-p.done:
+		}
+		t.Stop()
+		if ctx.Err() != nil || p.exited() {
+			return
 		}
 	}
 }

@@ -83,3 +83,39 @@ func TestCheckLateReportElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAfterOtherReports (fake time): a server that reports on the
+// other files of a package a little after the one opened (within the
+// settle time) has those reports of the disk's content taken before the
+// check begins, so an error a file had on disk is not said to be the
+// edit's. TestRealCheckRenameGopls failed this way now and then: gopls's
+// report on a.go, unopened, came during the check and its old error was
+// "added".
+func TestCheckAfterOtherReports(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newMemEnv(t, fakelsp.Script{}, nil)
+		const disk = "package fake\nvar x = ERROR\n"
+		if err := os.WriteFile(e.file, []byte(disk), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		other := filepath.Join(e.root, "u.fk")
+		if err := os.WriteFile(other, []byte("package fake\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		uri := edit.URIFromPath(other)
+		// u.fk is reported with the opened text's errors 20ms after the
+		// open (the settle time is 50ms), and with the changed text's at
+		// once during the check.
+		e.script.Elsewhere = []fakelsp.Elsewhere{{URI: uri, Delay: fakelsp.Duration(20 * time.Millisecond), OnOpen: true}, {URI: uri}}
+		chk, err := e.m.CheckEdit(t.Context(), map[string]string{e.file: disk + "var z = 1\n"}, DiagnosticsOptions{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(chk.Files) != 1 {
+			t.Fatalf("check: %d files, want the edited one only (u.fk's error was there before); u.fk added %s", len(chk.Files), chk.Files[1].Added)
+		}
+		if r := chk.Files[0]; r.Before.Verdict != Fresh || r.After.Verdict != Fresh || len(messages(t, r.Added))+len(messages(t, r.Removed)) != 0 {
+			t.Fatalf("the edited file: %+v", r)
+		}
+	})
+}

@@ -116,6 +116,8 @@ type diagStore struct {
 	m       map[string]diagEntry
 	changed chan struct{}
 	closed  bool
+	// last is when the last publish arrived (zero: none yet).
+	last time.Time
 	// versioned: the server has published with a document version, so it
 	// echoes versions, and a publish of its without one (the empty list
 	// it sends when a document closes) says nothing about an open
@@ -146,9 +148,18 @@ func (s *diagStore) publish(uri string, version int32, has bool, diags json.RawM
 	if prev, ok := s.m[uri]; ok && has && prev.hasVersion && prev.version == version {
 		passes = prev.passes + 1
 	}
-	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, passes: passes, loading: loading, at: time.Now()}
+	s.last = time.Now()
+	s.m[uri] = diagEntry{version: version, hasVersion: has, diags: diags, seq: s.seq, passes: passes, loading: loading, at: s.last}
 	close(s.changed)
 	s.changed = make(chan struct{})
+}
+
+// lastPublish returns when the last publish arrived (zero: none), with
+// the channel closed at the next and whether the store is closed.
+func (s *diagStore) lastPublish() (time.Time, <-chan struct{}, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last, s.changed, s.closed
 }
 
 // bump wakes waiters without new data (diagnostic refresh).

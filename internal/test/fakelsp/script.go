@@ -93,6 +93,10 @@ type Script struct {
 type Elsewhere struct {
 	URI   string   `json:"uri"`
 	Delay Duration `json:"delay,omitempty"`
+	// OnOpen reports after every didOpen too (with the opened text's
+	// diagnostics), as a server diagnosing a package reports its other
+	// files a little after the one opened.
+	OnOpen bool `json:"onOpen,omitempty"`
 }
 
 // DiagnosticsMode says which diagnostics model the server offers.

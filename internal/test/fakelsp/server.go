@@ -665,7 +665,15 @@ func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg
 				return err
 			}
 		}
-		return s.schedulePush(ctx, wg, d.URI, d.Version, d.Text)
+		if err := s.schedulePush(ctx, wg, d.URI, d.Version, d.Text); err != nil {
+			return err
+		}
+		for _, e := range s.script.Elsewhere {
+			if e.OnOpen {
+				s.publishAfter(ctx, wg, time.Duration(e.Delay), e.URI, diagnosticsFor(s.Encoding(), d.Text))
+			}
+		}
+		return nil
 	case "textDocument/didChange":
 		var p struct {
 			TextDocument   textDocumentItem `json:"textDocument"`
