@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -28,24 +26,19 @@ func benchModes(agent string) map[string][]string {
 	}
 }
 
-func startPiped(b *testing.B, argv []string) (io.WriteCloser, *proxy.LineReader, func() time.Duration) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	reap.OwnGroup(cmd)
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
+// startTimed is startPiped for a benchmark: stop closes the input, ends
+// the process group and returns the CPU time the process used.
+func startTimed(b *testing.B, argv []string) (io.WriteCloser, *proxy.LineReader, func() time.Duration) {
+	p := startPiped(b, argv...)
 	stop := func() time.Duration {
-		in.Close()
-		_ = reap.KillGroup(cmd.Process)
-		cmd.Wait()
-		if cmd.ProcessState == nil {
+		p.in.Close()
+		p.stop()
+		if p.cmd.ProcessState == nil {
 			return 0
 		}
-		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return p.cmd.ProcessState.UserTime() + p.cmd.ProcessState.SystemTime()
 	}
-	return in, proxy.NewLineReader(out, 0), stop
+	return p.in, p.lr, stop
 }
 
 // BenchmarkRoundTrip sends a small request and waits for it to come back
@@ -53,7 +46,7 @@ func startPiped(b *testing.B, argv []string) (io.WriteCloser, *proxy.LineReader,
 func BenchmarkRoundTrip(b *testing.B) {
 	for _, mode := range []string{"direct", "wrapper", "conductor-2proxies"} {
 		b.Run(mode, func(b *testing.B) {
-			in, lr, stop := startPiped(b, benchModes("cat")[mode])
+			in, lr, stop := startTimed(b, benchModes("cat")[mode])
 			defer stop()
 			var lat []time.Duration
 			i := 0
@@ -97,7 +90,7 @@ func BenchmarkUpdateStream(b *testing.B) {
 	for _, mode := range []string{"direct", "wrapper", "conductor-2proxies"} {
 		b.Run(mode, func(b *testing.B) {
 			for b.Loop() {
-				_, lr, stop := startPiped(b, benchModes(gen)[mode])
+				_, lr, stop := startTimed(b, benchModes(gen)[mode])
 				var ms0, ms1 runtime.MemStats
 				runtime.ReadMemStats(&ms0)
 				t0 := time.Now()

@@ -58,40 +58,69 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// piped is a process started from argv whose stdin a test writes lines
+// to and whose stdout it reads line by line, in its own process group;
+// stop kills the group and waits.
+type piped struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lr     *proxy.LineReader
+	stderr strings.Builder
+}
+
+func startPiped(t testing.TB, argv ...string) *piped {
+	t.Helper()
+	p := &piped{t: t, cmd: exec.Command(argv[0], argv[1:]...)}
+	reap.OwnGroup(p.cmd)
+	p.cmd.Stderr = &p.stderr
+	p.in, _ = p.cmd.StdinPipe()
+	out, _ := p.cmd.StdoutPipe()
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.lr = proxy.NewLineReader(out, 0)
+	return p
+}
+
+func (p *piped) stop() {
+	_ = reap.KillGroup(p.cmd.Process)
+	p.cmd.Wait()
+}
+
+// send writes one line.
+func (p *piped) send(s string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, s+"\n"); err != nil {
+		p.t.Fatalf("send: %v (stderr: %s)", err, p.stderr.String())
+	}
+}
+
+// recv reads one message and its line.
+func (p *piped) recv() (*proxy.Message, []byte) {
+	p.t.Helper()
+	l, err := p.lr.ReadLine()
+	if err != nil {
+		p.t.Fatalf("recv: %v (stderr: %s)", err, p.stderr.String())
+	}
+	m, err := proxy.Parse(l)
+	if err != nil {
+		p.t.Fatalf("recv %s: %v", l, err)
+	}
+	return m, l
+}
+
 // session runs one scripted ACP client session against argv and returns
 // every message the client received, in order, with session ids and
 // timestamps normalized.
 func session(t *testing.T, argv ...string) []string {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	reap.OwnGroup(cmd)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = reap.KillGroup(cmd.Process)
-		cmd.Wait()
-	}()
-	lr := proxy.NewLineReader(out, 0)
-	send := func(s string) {
-		if _, err := io.WriteString(in, s+"\n"); err != nil {
-			t.Fatalf("send: %v (stderr: %s)", err, stderr.String())
-		}
-	}
+	p := startPiped(t, argv...)
+	defer p.stop()
+	send := p.send
 	var got []string
 	recv := func() *proxy.Message {
-		l, err := lr.ReadLine()
-		if err != nil {
-			t.Fatalf("recv: %v (stderr: %s)", err, stderr.String())
-		}
-		m, err := proxy.Parse(l)
-		if err != nil {
-			t.Fatalf("recv %s: %v", l, err)
-		}
+		m, l := p.recv()
 		got = append(got, string(l))
 		return m
 	}
@@ -122,9 +151,9 @@ func session(t *testing.T, argv ...string) []string {
 	untilResponse("12345678901234567890")
 	send(`{"jsonrpc":"2.0","id":3,"method":"_unknown/method","params":{}}`)
 	untilResponse("3")
-	in.Close()
+	p.in.Close()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- p.cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(5 * time.Second):

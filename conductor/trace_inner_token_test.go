@@ -4,14 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/acp-lsp/acp-lsp/internal/reap"
 	"github.com/acp-lsp/acp-lsp/proxy"
 )
 
@@ -26,37 +23,15 @@ func TestTraceHidesInnerProxyToken(t *testing.T) {
 	t.Parallel()
 	b := linkBins(t)
 	tracePath := filepath.Join(t.TempDir(), "trace.ndjson")
-	cmd := exec.Command(b.acplsp, "conductor", "-trace", tracePath,
+	p := startPiped(t, b.acplsp, "conductor", "-trace", tracePath,
 		"--proxy", b.acplsp+" proxy",
 		"--", b.acplsp, "agent")
-	reap.OwnGroup(cmd)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = reap.KillGroup(cmd.Process)
-		cmd.Wait()
-	}()
-	lr := proxy.NewLineReader(out, 0)
+	defer p.stop()
 	untilResponse := func(send, id string) *proxy.Message {
 		t.Helper()
-		if _, err := io.WriteString(in, send+"\n"); err != nil {
-			t.Fatalf("send: %v (stderr: %s)", err, stderr.String())
-		}
+		p.send(send)
 		for {
-			l, err := lr.ReadLine()
-			if err != nil {
-				t.Fatalf("recv: %v (stderr: %s)", err, stderr.String())
-			}
-			m, err := proxy.Parse(l)
-			if err != nil {
-				t.Fatalf("recv %s: %v", l, err)
-			}
-			if m.Kind == proxy.KindResponse && string(m.ID) == id {
+			if m, _ := p.recv(); m.Kind == proxy.KindResponse && string(m.ID) == id {
 				return m
 			}
 		}
@@ -65,11 +40,11 @@ func TestTraceHidesInnerProxyToken(t *testing.T) {
 	root, _ := json.Marshal(t.TempDir())
 	r := untilResponse(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":`+string(root)+`,"mcpServers":[]}}`, "1")
 	if _, ok := proxy.GetPath(r.Result(), "sessionId"); !ok {
-		t.Fatalf("session/new failed (the agent could not use the token it got?): %s\nstderr: %s", r.Raw, stderr.String())
+		t.Fatalf("session/new failed (the agent could not use the token it got?): %s\nstderr: %s", r.Raw, p.stderr.String())
 	}
-	in.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("acp-lsp conductor: %v\n%s", err, stderr.String())
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("acp-lsp conductor: %v\n%s", err, p.stderr.String())
 	}
 
 	trace, err := os.ReadFile(tracePath)
