@@ -365,13 +365,19 @@ func (s *Server) holds() bool {
 	return s.script.Diagnostics == DiagDynamic || len(s.script.ClientRequests) > 0
 }
 
+// count counts a message of method and returns its number and whether
+// b's faults apply to it (Behavior.Times).
+func (s *Server) count(method string, b Behavior) (int, bool) {
+	s.mu.Lock()
+	s.counts[method]++
+	n := s.counts[method]
+	s.mu.Unlock()
+	return n, b.Times == 0 || n <= b.Times
+}
+
 func (s *Server) respond(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
 	b := s.script.Methods[m.Method]
-	s.mu.Lock()
-	s.counts[m.Method]++
-	n := s.counts[m.Method]
-	s.mu.Unlock()
-	faulty := b.Times == 0 || n <= b.Times
+	n, faulty := s.count(m.Method, b)
 	if !faulty {
 		b.Delay = 0
 	}
@@ -616,11 +622,7 @@ type textDocumentItem struct {
 
 func (s *Server) notification(ctx context.Context, wg *sync.WaitGroup, m wireMsg) error {
 	if b, ok := s.script.Methods[m.Method]; ok && b.Crash {
-		s.mu.Lock()
-		s.counts[m.Method]++
-		n := s.counts[m.Method]
-		s.mu.Unlock()
-		if b.Times == 0 || n <= b.Times {
+		if _, faulty := s.count(m.Method, b); faulty {
 			return fmt.Errorf("%w on %s", ErrCrashed, m.Method)
 		}
 	}
